@@ -1,0 +1,369 @@
+//! The filter block of LevelDB's table/filter_block.cc.
+//!
+//! A table has one filter block. Filter i covers the data blocks whose offset in
+//! the file lies in `[i << base_lg, (i + 1) << base_lg)`; LevelDB writes
+//! base_lg = 11, a filter per 2 KiB. Layout:
+//!
+//! ```text
+//! filter 0 | filter 1 | ... | filter N-1          (concatenated, each may be empty)
+//! offset of filter 0 .. offset of filter N-1      (fixed32 each)
+//! offset of that array                            (fixed32)
+//! base_lg                                         (1 byte)
+//! ```
+//!
+//! Filter i spans `[offset[i], offset[i + 1])`, where the array offset stands in
+//! for `offset[N]`.
+
+use byteorder::{ByteOrder, LittleEndian};
+
+use crate::{Error, FilterPolicy};
+
+/// The base_lg LevelDB writes: one filter per 2^11 = 2048 bytes of data-block offset.
+pub const FILTER_BASE_LG: u8 = 11;
+const FILTER_BASE: u64 = 1 << FILTER_BASE_LG;
+
+/// Builds a filter block as LevelDB's `FilterBlockBuilder` does.
+///
+/// Call order, as in LevelDB: `(start_block add_key*)* finish`. Call
+/// [`start_block`](Self::start_block) with the file offset of each data block
+/// before adding its keys; keys added before the first call belong to the first
+/// filter. A filter is cut each time the offset crosses a 2 KiB boundary, and an
+/// empty filter stands for every 2 KiB range that no data block starts in.
+/// [`finish`](Self::finish) cuts the last filter and appends the offset array
+/// and trailer. [`reset`](Self::reset) makes the builder ready for the next
+/// table and keeps its buffers.
+///
+/// # Panics
+/// Offsets must not go back across a 2 KiB boundary: an offset whose filter was
+/// already cut is a caller bug, and `start_block` panics, as LevelDB's
+/// `assert` does (Debian's LevelDB 1.23 keeps its asserts: it aborts). An offset
+/// that goes back within the current 2 KiB range changes nothing, as in LevelDB.
+/// `start_block` and `add_key` panic after `finish` until `reset` is called.
+#[derive(Debug)]
+pub struct FilterBlockBuilder<P> {
+    policy: P,
+    keys: Vec<u8>,
+    starts: Vec<usize>,
+    result: Vec<u8>,
+    filter_offsets: Vec<u32>,
+    finished: bool,
+}
+
+impl<P: FilterPolicy> FilterBlockBuilder<P> {
+    /// An empty builder whose filters `policy` creates.
+    pub fn new(policy: P) -> Self {
+        FilterBlockBuilder {
+            policy,
+            keys: Vec::new(),
+            starts: Vec::new(),
+            result: Vec::new(),
+            filter_offsets: Vec::new(),
+            finished: false,
+        }
+    }
+
+    /// The policy.
+    pub fn policy(&self) -> &P {
+        &self.policy
+    }
+
+    /// Announces a data block starting at `block_offset` in the file: the keys
+    /// added next belong to it.
+    pub fn start_block(&mut self, block_offset: u64) {
+        assert!(
+            !self.finished,
+            "FilterBlockBuilder::start_block after finish"
+        );
+        let index = block_offset / FILTER_BASE;
+        let cut = self.filter_offsets.len() as u64;
+        assert!(
+            index >= cut,
+            "FilterBlockBuilder::start_block({block_offset}): offsets went backwards, \
+             filter {index} was already cut"
+        );
+        for _ in cut..index {
+            self.generate_filter();
+        }
+    }
+
+    /// Adds a key of the current data block.
+    pub fn add_key(&mut self, key: &[u8]) {
+        assert!(!self.finished, "FilterBlockBuilder::add_key after finish");
+        self.starts.push(self.keys.len());
+        self.keys.extend_from_slice(key);
+    }
+
+    /// Cuts the last filter and returns the whole block. Calling it again
+    /// returns the same bytes.
+    pub fn finish(&mut self) -> &[u8] {
+        if !self.finished {
+            if !self.starts.is_empty() {
+                self.generate_filter();
+            }
+            let array_offset = self.result.len() as u32;
+            for &offset in &self.filter_offsets {
+                push_fixed32(&mut self.result, offset);
+            }
+            push_fixed32(&mut self.result, array_offset);
+            self.result.push(FILTER_BASE_LG);
+            self.finished = true;
+        }
+        &self.result
+    }
+
+    /// Forgets everything added, keeping the buffers, to build another block.
+    pub fn reset(&mut self) {
+        self.keys.clear();
+        self.starts.clear();
+        self.result.clear();
+        self.filter_offsets.clear();
+        self.finished = false;
+    }
+
+    fn generate_filter(&mut self) {
+        // Offsets are fixed32 on disk: LevelDB truncates likewise.
+        self.filter_offsets.push(self.result.len() as u32);
+        if self.starts.is_empty() {
+            return;
+        }
+        let ends = self.starts[1..].iter().copied().chain([self.keys.len()]);
+        let keys: Vec<&[u8]> = self
+            .starts
+            .iter()
+            .zip(ends)
+            .map(|(&start, end)| &self.keys[start..end])
+            .collect();
+        self.policy.create_filter(&keys, &mut self.result);
+        self.keys.clear();
+        self.starts.clear();
+    }
+}
+
+fn push_fixed32(dst: &mut Vec<u8>, value: u32) {
+    dst.extend_from_slice(&value.to_le_bytes());
+}
+
+/// The parts of a filter block as LevelDB's reader finds them, from any bytes.
+#[derive(Clone, Copy, Debug)]
+struct Layout<'a> {
+    /// Bytes before the offset array: the filters.
+    data: &'a [u8],
+    /// From the offset array to the base_lg byte (excluded): N offsets, then the
+    /// array offset, which doubles as the end of the last filter.
+    offsets: &'a [u8],
+    num: usize,
+    base_lg: u8,
+}
+
+impl<'a> Layout<'a> {
+    /// What LevelDB's `FilterBlockReader` constructor finds; an error where it
+    /// finds no filters (then every lookup may match).
+    fn read(contents: &'a [u8]) -> Result<Self, Error> {
+        let n = contents.len();
+        if n < 5 {
+            return Err(Error::BlockTooShort { len: n });
+        }
+        let base_lg = contents[n - 1];
+        let array_offset = LittleEndian::read_u32(&contents[n - 5..n - 1]);
+        if array_offset as usize > n - 5 {
+            return Err(Error::ArrayOffsetPastEnd {
+                array_offset,
+                max: n - 5,
+            });
+        }
+        let (data, rest) = contents.split_at(array_offset as usize);
+        let offsets = &rest[..rest.len() - 1];
+        Ok(Layout {
+            data,
+            offsets,
+            num: (offsets.len() - 4) / 4,
+            base_lg,
+        })
+    }
+
+    /// `(start, limit)` of filter `index < num`.
+    fn bounds(&self, index: usize) -> (u32, u32) {
+        let at = &self.offsets[index * 4..index * 4 + 8];
+        (LittleEndian::read_u32(at), LittleEndian::read_u32(&at[4..]))
+    }
+
+    /// LevelDB's `FilterBlockReader::KeyMayMatch`.
+    #[inline]
+    fn key_may_match<P: FilterPolicy + ?Sized>(
+        &self,
+        policy: &P,
+        block_offset: u64,
+        key: &[u8],
+    ) -> bool {
+        // LevelDB shifts by the base_lg byte as read; a count >= 64 is undefined
+        // in C++ and the x86-64 and AArch64 shift instructions take it modulo 64,
+        // which wrapping_shr does too.
+        let index = block_offset.wrapping_shr(u32::from(self.base_lg));
+        if index < self.num as u64 {
+            let (start, limit) = self.bounds(index as usize);
+            if start <= limit && limit as usize <= self.data.len() {
+                return policy.key_may_match(key, &self.data[start as usize..limit as usize]);
+            } else if start == limit {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// Reads a filter block as LevelDB's `FilterBlockReader` does: it never fails,
+/// and answers every lookup exactly as LevelDB would on the same bytes.
+///
+/// LevelDB's answers on damaged blocks, kept here: a block shorter than 5 bytes,
+/// or whose array offset points past its end, has no filters and every lookup
+/// may match (`true`); so does a block offset past the last filter, or a filter
+/// whose bounds are out of order or run into the offset array; an empty filter
+/// matches nothing (`false`). A base_lg byte of 64 or more is used modulo 64, as
+/// LevelDB's shift does on x86-64 and AArch64, so a block offset maps to filter
+/// `block_offset >> (base_lg % 64)`.
+///
+/// The reader borrows the block; lookups do not allocate.
+#[derive(Clone, Debug)]
+pub struct FilterBlockReader<'a, P> {
+    policy: P,
+    layout: Option<Layout<'a>>,
+}
+
+impl<'a, P: FilterPolicy> FilterBlockReader<'a, P> {
+    /// A reader over `contents`, the filter block's bytes without the block trailer.
+    pub fn new(policy: P, contents: &'a [u8]) -> Self {
+        FilterBlockReader {
+            policy,
+            layout: Layout::read(contents).ok(),
+        }
+    }
+
+    /// Whether a key of the data block at `block_offset` may be in the table:
+    /// `false` means it is certainly not.
+    #[inline]
+    pub fn key_may_match(&self, block_offset: u64, key: &[u8]) -> bool {
+        match &self.layout {
+            Some(layout) => layout.key_may_match(&self.policy, block_offset, key),
+            None => true,
+        }
+    }
+}
+
+/// A filter block checked strictly: every filter's bounds in order and inside
+/// the block, the offset array whole, no unused bytes, base_lg below 64.
+///
+/// For tools and tests that want to know what is wrong with a block; an engine
+/// reads with [`FilterBlockReader`], which gives LevelDB's answers on any bytes.
+///
+/// ```
+/// use leveldb_filter::{BloomFilterPolicy, Error, FilterBlock, FilterBlockBuilder};
+///
+/// let mut builder = FilterBlockBuilder::new(BloomFilterPolicy::new(10));
+/// builder.start_block(0);
+/// builder.add_key(b"hello");
+/// builder.start_block(5000);
+/// builder.add_key(b"world");
+/// let block = FilterBlock::parse(builder.finish())?;
+/// assert_eq!(block.len(), 3); // [0, 2K), [2K, 4K) is empty, [4K, 6K)
+/// assert_eq!(block.filter(1), Some(&[][..]));
+/// assert_eq!(block.filter_index(5000), 2);
+///
+/// assert_eq!(
+///     FilterBlock::parse(&[0, 0, 0]).unwrap_err(),
+///     Error::BlockTooShort { len: 3 }
+/// );
+/// # Ok::<(), Error>(())
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct FilterBlock<'a> {
+    layout: Layout<'a>,
+}
+
+impl<'a> FilterBlock<'a> {
+    /// Checks `contents` (without the block trailer) and borrows it.
+    pub fn parse(contents: &'a [u8]) -> Result<Self, Error> {
+        let layout = Layout::read(contents)?;
+        if layout.base_lg >= 64 {
+            return Err(Error::BaseLgTooLarge {
+                base_lg: layout.base_lg,
+            });
+        }
+        let array_len = layout.offsets.len() - 4;
+        if array_len % 4 != 0 {
+            return Err(Error::RaggedOffsetArray { len: array_len });
+        }
+        let array_offset = layout.data.len() as u32;
+        let first = if layout.num == 0 {
+            array_offset
+        } else {
+            layout.bounds(0).0
+        };
+        if first != 0 {
+            return Err(Error::UnusedBytes {
+                len: first as usize,
+            });
+        }
+        for index in 0..layout.num {
+            let (start, limit) = layout.bounds(index);
+            if start > limit {
+                return Err(Error::FilterOutOfOrder {
+                    index,
+                    start,
+                    limit,
+                });
+            }
+            if limit > array_offset {
+                return Err(Error::FilterPastArray {
+                    index,
+                    limit,
+                    array_offset,
+                });
+            }
+        }
+        Ok(FilterBlock { layout })
+    }
+
+    /// Number of filters.
+    pub fn len(&self) -> usize {
+        self.layout.num
+    }
+
+    /// Whether the block holds no filter at all.
+    pub fn is_empty(&self) -> bool {
+        self.layout.num == 0
+    }
+
+    /// The base_lg byte: filter i covers block offsets `[i << base_lg, (i + 1) << base_lg)`.
+    pub fn base_lg(&self) -> u8 {
+        self.layout.base_lg
+    }
+
+    /// Filter `index`, or `None` past the last one.
+    pub fn filter(&self, index: usize) -> Option<&'a [u8]> {
+        if index >= self.layout.num {
+            return None;
+        }
+        let (start, limit) = self.layout.bounds(index);
+        Some(&self.layout.data[start as usize..limit as usize])
+    }
+
+    /// The filters, in order.
+    pub fn filters(&self) -> impl ExactSizeIterator<Item = &'a [u8]> + 'a {
+        let block = *self;
+        (0..block.layout.num).map(move |i| block.filter(i).unwrap_or_default())
+    }
+
+    /// The index of the filter that covers a data block at `block_offset`
+    /// (possibly past the last filter).
+    pub fn filter_index(&self, block_offset: u64) -> u64 {
+        block_offset >> self.layout.base_lg
+    }
+
+    /// A lookup reader over the same bytes.
+    pub fn reader<P: FilterPolicy>(&self, policy: P) -> FilterBlockReader<'a, P> {
+        FilterBlockReader {
+            policy,
+            layout: Some(self.layout),
+        }
+    }
+}

@@ -1,0 +1,150 @@
+//! LevelDB's table filters, byte for byte.
+//!
+//! This crate builds and reads the filter blocks of LevelDB's sorted tables
+//! (`.ldb`, `.sst`) exactly as LevelDB 1.23 does: the same bytes out of the
+//! builders, the same answers out of the readers, on every input, damaged ones
+//! included. It is checked against the real LevelDB (golden vectors in
+//! `testdata/` and differential tests against Debian's `libleveldb-dev`).
+//!
+//! # The pieces
+//!
+//! - [`FilterPolicy`]: LevelDB's `FilterPolicy` interface, object safe, so an
+//!   engine can hold an `Arc<dyn FilterPolicy>`.
+//! - [`BloomFilterPolicy`]: `leveldb.BuiltinBloomFilter2`, and the older
+//!   filters found on disk: [`HashVariant`] says how their hash read bytes >= 0x80.
+//! - [`FilterBlockBuilder`] and [`FilterBlockReader`]: a table's filter block,
+//!   one filter per 2 KiB of data-block offset.
+//! - [`FilterBlock`]: the strict reader, which says what is wrong with a block
+//!   ([`Error`]).
+//!
+//! # A Bloom filter
+//!
+//! ```
+//! use leveldb_filter::{BloomFilterPolicy, FilterPolicy};
+//!
+//! let policy = BloomFilterPolicy::new(10);
+//! let mut filter = Vec::new();
+//! policy.create_filter(&[b"hello", b"world"], &mut filter);
+//! // max(64, 2 * 10) bits = 8 bytes, then k = 6.
+//! assert_eq!(filter.len(), 9);
+//! assert_eq!(filter[8], 6);
+//! assert!(policy.key_may_match(b"hello", &filter));
+//! assert!(policy.key_may_match(b"world", &filter));
+//! assert!(!policy.key_may_match(b"x", &filter));
+//! ```
+//!
+//! # A filter block in an engine's table builder
+//!
+//! The table builder owns a [`FilterBlockBuilder`]; it announces each data block
+//! by its offset in the file, then adds the block's keys. The reader answers for
+//! a key and the offset of the data block that the index points to.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use leveldb_filter::{BloomFilterPolicy, FilterBlockBuilder, FilterBlockReader, FilterPolicy};
+//!
+//! let policy: Arc<dyn FilterPolicy> = Arc::new(BloomFilterPolicy::new(10));
+//! let mut builder = FilterBlockBuilder::new(Arc::clone(&policy));
+//! // Data block 0 at offset 0, holding two keys; data block 1 at offset 4100.
+//! builder.start_block(0);
+//! builder.add_key(b"apple");
+//! builder.add_key(b"banana");
+//! builder.start_block(4100);
+//! builder.add_key(b"cherry");
+//! let block = builder.finish().to_vec();
+//! // The metaindex entry that points to this block is named after the policy.
+//! assert_eq!(format!("filter.{}", policy.name()), "filter.leveldb.BuiltinBloomFilter2");
+//!
+//! let reader = FilterBlockReader::new(&*policy, &block);
+//! assert!(reader.key_may_match(0, b"apple"));
+//! assert!(reader.key_may_match(4100, b"cherry"));
+//! assert!(!reader.key_may_match(0, b"cherry"));
+//! // [2048, 4096) holds no data block: its filter is empty and matches nothing.
+//! assert!(!reader.key_may_match(2048, b"apple"));
+//! ```
+//!
+//! # Filters written by older software
+//!
+//! LevelDB <= 1.17 hashed the key's last one to three bytes as signed `char`s
+//! (on x86), and RocksDB's legacy block-based filter still does on every
+//! platform; goleveldb hashes them unsigned but keeps the old name. Pick the
+//! policy that matches the writer:
+//!
+//! | writer | policy name | constructor |
+//! |---|---|---|
+//! | LevelDB >= 1.18 | `leveldb.BuiltinBloomFilter2` | [`BloomFilterPolicy::new`] |
+//! | LevelDB <= 1.17 (x86) | `leveldb.BuiltinBloomFilter` | [`BloomFilterPolicy::leveldb_legacy`] |
+//! | goleveldb | `leveldb.BuiltinBloomFilter` | [`BloomFilterPolicy::goleveldb`] |
+//! | RocksDB, block-based filter | `rocksdb.BuiltinBloomFilter` | [`BloomFilterPolicy::rocksdb_legacy`] |
+//!
+//! ```
+//! use leveldb_filter::{BloomFilterPolicy, FilterPolicy, HashVariant};
+//!
+//! let old = BloomFilterPolicy::leveldb_legacy(10);
+//! assert_eq!(old.name(), "leveldb.BuiltinBloomFilter");
+//! assert_eq!(old.hash_variant(), HashVariant::Signed);
+//!
+//! // Keys without a byte >= 0x80 in their last (len % 4) bytes hash the same
+//! // both ways; others do not.
+//! let (mut a, mut b) = (Vec::new(), Vec::new());
+//! old.create_filter(&[b"key\xff"], &mut a);
+//! BloomFilterPolicy::new(10).create_filter(&[b"key\xff"], &mut b);
+//! assert_eq!(a, b); // length 4: no tail
+//! let (mut a, mut b) = (Vec::new(), Vec::new());
+//! old.create_filter(&[b"k\xff"], &mut a);
+//! BloomFilterPolicy::new(10).create_filter(&[b"k\xff"], &mut b);
+//! assert_ne!(a, b);
+//! ```
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod block;
+mod bloom;
+mod error;
+mod hash;
+
+use std::sync::Arc;
+
+pub use block::{FilterBlock, FilterBlockBuilder, FilterBlockReader, FILTER_BASE_LG};
+pub use bloom::{BloomFilterPolicy, LEVELDB_LEGACY_NAME, LEVELDB_NAME, ROCKSDB_LEGACY_NAME};
+pub use error::Error;
+pub use hash::{hash, HashVariant};
+
+/// LevelDB's `FilterPolicy`: how a table's filters are made and read.
+///
+/// The name is stored in the table (metaindex key `filter.<name>`); a reader
+/// uses a table's filter only when the names agree. Implementations must be
+/// deterministic: the same keys always give the same filter bytes.
+pub trait FilterPolicy: Send + Sync {
+    /// The name stored in tables. Changing what a policy writes means changing
+    /// its name.
+    fn name(&self) -> &str;
+
+    /// Appends to `dst` a filter for `keys`, which may hold duplicates, and
+    /// leaves what `dst` held before untouched.
+    fn create_filter(&self, keys: &[&[u8]], dst: &mut Vec<u8>);
+
+    /// `true` if `key` was in the list given to [`create_filter`](Self::create_filter)
+    /// for `filter`; may also be `true` for a key that was not (a false
+    /// positive), and must be `true` when `filter` was not made by this policy
+    /// and cannot be read. Never panics, whatever the bytes of `filter`.
+    fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool;
+}
+
+macro_rules! forward_policy {
+    ($($ptr:ty),*) => {$(
+        impl<T: FilterPolicy + ?Sized> FilterPolicy for $ptr {
+            fn name(&self) -> &str {
+                (**self).name()
+            }
+            fn create_filter(&self, keys: &[&[u8]], dst: &mut Vec<u8>) {
+                (**self).create_filter(keys, dst)
+            }
+            fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool {
+                (**self).key_may_match(key, filter)
+            }
+        }
+    )*};
+}
+
+forward_policy!(&T, Box<T>, Arc<T>);
