@@ -1,0 +1,243 @@
+//! `ldbfilter` as a user runs it: the four commands on LevelDB's golden
+//! vectors, and one clear line and a non-zero exit on bad input.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn ldbfilter(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ldbfilter"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The tool may exit before reading all of stdin; a broken pipe is fine then.
+    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+    child.wait_with_output().unwrap()
+}
+
+fn stdout(output: &Output) -> &str {
+    assert!(
+        output.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    std::str::from_utf8(&output.stdout).unwrap()
+}
+
+/// Asserts a failure: exit 1, nothing on stdout, one line on stderr holding `needle`.
+fn assert_fails(output: &Output, needle: &str) {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "stderr: {stderr}");
+    assert!(output.stdout.is_empty(), "nothing written half-way");
+    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+    assert!(
+        stderr.contains(needle),
+        "{stderr:?} should mention {needle:?}"
+    );
+    assert!(!stderr.contains("panicked"));
+}
+
+/// Sections of the first `count` cases of a vector file.
+fn cases(file: &str, count: usize) -> Vec<std::collections::HashMap<String, String>> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata/vectors")
+        .join(file);
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut out: Vec<std::collections::HashMap<String, String>> = Vec::new();
+    let mut section = String::new();
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        if line.starts_with("[case ") {
+            out.push(Default::default());
+            section.clear();
+        } else if line.starts_with('[') {
+            section = line.to_owned();
+            out.last_mut()
+                .unwrap()
+                .insert(section.clone(), String::new());
+        } else if section.is_empty() {
+            let (key, value) = line.split_once(' ').unwrap();
+            out.last_mut()
+                .unwrap()
+                .insert(key.to_owned(), value.to_owned());
+        } else {
+            let body = out.last_mut().unwrap().get_mut(&section).unwrap();
+            body.push_str(line);
+            body.push('\n');
+        }
+    }
+    out.truncate(count);
+    out
+}
+
+#[test]
+fn bloom_commands_reproduce_leveldb() {
+    let dir = tempfile::tempdir().unwrap();
+    for case in cases("bloom.vec", 40) {
+        let created = ldbfilter(
+            &["bloom", "create", "--bits-per-key", &case["bits-per-key"]],
+            &case["[keys]"],
+        );
+        assert_eq!(stdout(&created), case["[filter]"]);
+        let file = dir.path().join("filter.hex");
+        std::fs::write(&file, &case["[filter]"]).unwrap();
+        let answers = ldbfilter(
+            &["bloom", "may-match", file.to_str().unwrap()],
+            &case["[probes]"],
+        );
+        assert_eq!(stdout(&answers), case["[answers]"]);
+    }
+}
+
+#[test]
+fn block_commands_reproduce_leveldb() {
+    let dir = tempfile::tempdir().unwrap();
+    for case in cases("block.vec", 20)
+        .into_iter()
+        .chain(cases("block-malformed.vec", 40))
+    {
+        if let Some(calls) = case.get("[calls]") {
+            let built = ldbfilter(
+                &["block", "build", "--bits-per-key", &case["bits-per-key"]],
+                calls,
+            );
+            assert_eq!(stdout(&built), case["[block]"]);
+        }
+        let file = dir.path().join("block.hex");
+        std::fs::write(&file, &case["[block]"]).unwrap();
+        let answers = ldbfilter(
+            &["block", "may-match", file.to_str().unwrap()],
+            &case["[probes]"],
+        );
+        assert_eq!(stdout(&answers), case["[answers]"]);
+    }
+}
+
+#[test]
+fn legacy_hash_flag_picks_the_signed_variant() {
+    // "\x9a" has a tail byte >= 0x80, so the two variants disagree on it.
+    let plain = ldbfilter(&["bloom", "create", "--bits-per-key", "10"], "9a\n");
+    let legacy = ldbfilter(
+        &["bloom", "create", "--bits-per-key", "10", "--legacy-hash"],
+        "9a\n",
+    );
+    assert_ne!(stdout(&plain), stdout(&legacy));
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("legacy.hex");
+    std::fs::write(&file, stdout(&legacy)).unwrap();
+    let path = file.to_str().unwrap();
+    assert_eq!(
+        stdout(&ldbfilter(
+            &["bloom", "may-match", path, "--legacy-hash"],
+            "9a\n"
+        )),
+        "true\n"
+    );
+    let block = ldbfilter(
+        &["block", "build", "--bits-per-key", "10", "--legacy-hash"],
+        "start 0\nkey 9a\n",
+    );
+    std::fs::write(&file, stdout(&block)).unwrap();
+    assert_eq!(
+        stdout(&ldbfilter(
+            &["block", "may-match", path, "--legacy-hash"],
+            "0 9a\n"
+        )),
+        "true\n"
+    );
+}
+
+#[test]
+fn empty_line_is_the_empty_key_and_crlf_is_accepted() {
+    let a = ldbfilter(&["bloom", "create", "--bits-per-key", "10"], "\n61\n");
+    let b = ldbfilter(&["bloom", "create", "--bits-per-key", "10"], "\r\n61\r\n");
+    assert_eq!(stdout(&a), stdout(&b));
+    let one = ldbfilter(&["bloom", "create", "--bits-per-key", "10"], "61\n");
+    assert_ne!(stdout(&a), stdout(&one), "the empty key counts");
+}
+
+#[test]
+fn bad_input_gets_one_line_and_exit_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.hex");
+    std::fs::write(&good, "00000000000000000006\n").unwrap();
+    let good = good.to_str().unwrap();
+    let garbage = dir.path().join("garbage.hex");
+    std::fs::write(&garbage, "this is not hex\n").unwrap();
+    let garbage = garbage.to_str().unwrap();
+    let missing = dir.path().join("missing.hex");
+    let missing = missing.to_str().unwrap();
+
+    assert_fails(
+        &ldbfilter(&["bloom", "create", "--bits-per-key", "10"], "61\nzz\n"),
+        "<stdin> line 2: not hex",
+    );
+    assert_fails(
+        &ldbfilter(&["bloom", "create", "--bits-per-key", "10"], "abc\n"),
+        "line 1: not hex: odd",
+    );
+    assert_fails(
+        &ldbfilter(&["bloom", "may-match", good], "61\n6\n"),
+        "<stdin> line 2",
+    );
+    assert_fails(
+        &ldbfilter(&["bloom", "may-match", missing], "61\n"),
+        missing,
+    );
+    assert_fails(
+        &ldbfilter(&["bloom", "may-match", garbage], "61\n"),
+        garbage,
+    );
+    assert_fails(
+        &ldbfilter(
+            &["block", "may-match", dir.path().to_str().unwrap()],
+            "0 61\n",
+        ),
+        "",
+    );
+    assert_fails(
+        &ldbfilter(&["block", "may-match", good], "x 61\n"),
+        "<stdin> line 1: expected a block offset",
+    );
+    assert_fails(
+        &ldbfilter(
+            &["block", "build", "--bits-per-key", "10"],
+            "start 5000\nkey 61\nstart 4999\n",
+        ),
+        "<stdin> line 3: offset 4999 goes backwards",
+    );
+    assert_fails(
+        &ldbfilter(&["block", "build", "--bits-per-key", "10"], "begin 0\n"),
+        "line 1: expected `start OFFSET`",
+    );
+    assert_fails(
+        &ldbfilter(
+            &["block", "build", "--bits-per-key", "10"],
+            "start 99999999999999999999\n",
+        ),
+        "line 1",
+    );
+    assert_fails(
+        &ldbfilter(
+            &["block", "build", "--bits-per-key", "10"],
+            "start 18446744073709551615\n",
+        ),
+        "past the limit",
+    );
+}
+
+#[test]
+fn usage_errors_exit_non_zero() {
+    for args in [
+        &["bloom", "create"][..],
+        &["bloom", "may-match"],
+        &["block"],
+        &["bloom", "create", "--bits-per-key", "x"],
+    ] {
+        let output = ldbfilter(args, "");
+        assert!(!output.status.success(), "{args:?}");
+        assert!(output.stdout.is_empty());
+        assert!(!String::from_utf8_lossy(&output.stderr).contains("panicked"));
+    }
+}

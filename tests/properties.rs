@@ -1,0 +1,241 @@
+//! Every public path against the naive reference in `reference/`, on random
+//! keys (lengths 0..=64, tails with bytes >= 0x80), random block layouts and
+//! arbitrary bytes; and the guarantees that hold whatever the input.
+
+mod reference;
+
+mod arbitrary;
+
+use arbitrary::{keys, Call, Key, Layout, Variant};
+use leveldb_filter::{
+    hash, BloomFilterPolicy, FilterBlock, FilterBlockBuilder, FilterBlockReader, FilterPolicy,
+    HashVariant,
+};
+
+fn check<A: quickcheck::Testable>(prop: A) {
+    arbitrary::check(2000, prop);
+}
+
+fn create(policy: &BloomFilterPolicy, keys: &[Vec<u8>]) -> Vec<u8> {
+    let slices: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+    let mut filter = Vec::new();
+    policy.create_filter(&slices, &mut filter);
+    filter
+}
+
+#[test]
+fn hash_matches_reference() {
+    fn prop(key: Key, seed: u32, v: Variant) -> bool {
+        hash(&key.0, seed, v.0) == reference::hash(&key.0, seed, v.signed())
+    }
+    check(prop as fn(Key, u32, Variant) -> bool);
+}
+
+#[test]
+fn hash_matches_reference_on_every_length_and_tail() {
+    for len in 0..=64usize {
+        for fill in [0x00u8, 0x01, 0x7f, 0x80, 0x81, 0xc3, 0xfe, 0xff] {
+            let key: Vec<u8> = (0..len)
+                .map(|i| fill.wrapping_add((i as u8).wrapping_mul(37)))
+                .collect();
+            for (variant, signed) in [(HashVariant::Unsigned, false), (HashVariant::Signed, true)] {
+                assert_eq!(
+                    hash(&key, 0xbc9f1d34, variant),
+                    reference::hash(&key, 0xbc9f1d34, signed),
+                    "{key:02x?} {variant:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn bloom_create_matches_reference() {
+    fn prop(bits: u8, keys_: Vec<Key>, v: Variant) -> bool {
+        let bits_per_key = usize::from(bits % 51);
+        let keys = keys(&keys_);
+        create(&v.policy(bits_per_key), &keys)
+            == reference::bloom_create(bits_per_key, &keys, v.signed())
+    }
+    check(prop as fn(u8, Vec<Key>, Variant) -> bool);
+}
+
+#[test]
+fn bloom_create_appends() {
+    fn prop(prefix: Vec<u8>, keys_: Vec<Key>, v: Variant) -> bool {
+        let keys = keys(&keys_);
+        let slices: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+        let mut dst = prefix.clone();
+        v.policy(10).create_filter(&slices, &mut dst);
+        dst[..prefix.len()] == prefix[..] && dst[prefix.len()..] == create(&v.policy(10), &keys)[..]
+    }
+    check(prop as fn(Vec<u8>, Vec<Key>, Variant) -> bool);
+}
+
+#[test]
+fn bloom_has_no_false_negatives() {
+    fn prop(bits: u8, keys_: Vec<Key>, v: Variant) -> bool {
+        let policy = v.policy(usize::from(bits % 51));
+        let keys = keys(&keys_);
+        let filter = create(&policy, &keys);
+        keys.iter().all(|k| policy.key_may_match(k, &filter))
+    }
+    check(prop as fn(u8, Vec<Key>, Variant) -> bool);
+}
+
+#[test]
+fn bloom_may_match_matches_reference_on_any_bytes() {
+    fn prop(filter: Vec<u8>, k: u8, key: Key, v: Variant) -> bool {
+        // Half the time, put a small k byte at the end so probes really run.
+        let mut filter = filter;
+        if let Some(last) = filter.last_mut() {
+            if k % 2 == 0 {
+                *last = k % 32;
+            }
+        }
+        v.policy(10).key_may_match(&key.0, &filter)
+            == reference::bloom_may_match(&key.0, &filter, v.signed())
+    }
+    check(prop as fn(Vec<u8>, u8, Key, Variant) -> bool);
+}
+
+#[test]
+fn block_build_matches_reference() {
+    fn prop(bits: u8, layout: Layout, v: Variant) -> bool {
+        let bits_per_key = usize::from(bits % 51);
+        layout.build(v.policy(bits_per_key))
+            == reference::block_build(bits_per_key, &layout.0, v.signed())
+    }
+    check(prop as fn(u8, Layout, Variant) -> bool);
+}
+
+#[test]
+fn block_has_no_false_negatives() {
+    fn prop(layout: Layout, v: Variant) -> bool {
+        let block = layout.build(v.policy(10));
+        let reader = FilterBlockReader::new(v.policy(10), &block);
+        let mut offset = 0; // keys before the first block belong to offset 0's filter
+        layout.0.iter().all(|call| match call {
+            Call::Start(o) => {
+                offset = *o;
+                true
+            }
+            Call::Key(key) => reader.key_may_match(offset, key),
+        })
+    }
+    check(prop as fn(Layout, Variant) -> bool);
+}
+
+/// Arbitrary bytes, and valid blocks with a few bytes changed, against the reference.
+#[test]
+fn block_reader_matches_reference_on_any_bytes() {
+    fn prop(
+        layout: Layout,
+        damage: Vec<(u16, u8)>,
+        cut: u16,
+        random: Vec<u8>,
+        offset: u64,
+        key: Key,
+    ) -> bool {
+        let block = arbitrary::damaged(layout.build(BloomFilterPolicy::new(10)), &damage, cut);
+        let offsets = [offset, offset % 100_000, offset % 64];
+        [block, random].iter().all(|bytes| {
+            let reader = FilterBlockReader::new(BloomFilterPolicy::new(10), bytes);
+            offsets.iter().all(|&o| {
+                reader.key_may_match(o, &key.0)
+                    == reference::block_may_match(bytes, o, &key.0, false)
+            })
+        })
+    }
+    check(prop as fn(Layout, Vec<(u16, u8)>, u16, Vec<u8>, u64, Key) -> bool);
+}
+
+/// Every base_lg byte, including those >= 64, and offsets near the top of u64.
+#[test]
+fn block_reader_matches_reference_on_every_base_lg() {
+    let layout = Layout(vec![
+        Call::Start(0),
+        Call::Key(b"a".to_vec()),
+        Call::Start(5000),
+        Call::Key(b"b".to_vec()),
+    ]);
+    let mut block = layout.build(BloomFilterPolicy::new(10));
+    let last = block.len() - 1;
+    for base_lg in 0..=255u8 {
+        block[last] = base_lg;
+        let reader = FilterBlockReader::new(BloomFilterPolicy::new(10), &block);
+        for offset in [0, 1, 2047, 2048, 4096, 5000, 1 << 32, 1 << 63, u64::MAX] {
+            for key in [&b"a"[..], b"b", b"zz"] {
+                assert_eq!(
+                    reader.key_may_match(offset, key),
+                    reference::block_may_match(&block, offset, key, false),
+                    "base_lg {base_lg} offset {offset} key {key:?}"
+                );
+            }
+        }
+    }
+}
+
+/// The strict parser never panics, accepts every block the builder makes, and
+/// where it accepts, its filters are the ones the lenient reader uses.
+#[test]
+fn strict_parse_agrees_with_reader() {
+    fn prop(layout: Layout, damage: Option<(u16, u8)>, key: Key) -> bool {
+        let mut block = layout.build(BloomFilterPolicy::new(10));
+        let built = damage.is_none();
+        if let Some((at, byte)) = damage {
+            let len = block.len();
+            block[usize::from(at) % len] = byte;
+        }
+        match FilterBlock::parse(&block) {
+            Ok(parsed) => {
+                let strict = parsed.reader(BloomFilterPolicy::new(10));
+                let lenient = FilterBlockReader::new(BloomFilterPolicy::new(10), &block);
+                (0..parsed.len() as u64 + 2).all(|i| {
+                    let offset = i << parsed.base_lg().min(40);
+                    strict.key_may_match(offset, &key.0) == lenient.key_may_match(offset, &key.0)
+                })
+            }
+            Err(_) => !built,
+        }
+    }
+    check(prop as fn(Layout, Option<(u16, u8)>, Key) -> bool);
+}
+
+#[test]
+fn builder_reset_reuses_for_an_identical_block() {
+    fn prop(first: Layout, second: Layout) -> bool {
+        let mut builder = FilterBlockBuilder::new(BloomFilterPolicy::new(10));
+        first.replay(&mut builder);
+        let once = builder.finish().to_vec();
+        let twice = builder.finish().to_vec();
+        builder.reset();
+        second.replay(&mut builder);
+        once == twice && builder.finish() == second.build(BloomFilterPolicy::new(10))
+    }
+    check(prop as fn(Layout, Layout) -> bool);
+}
+
+#[test]
+#[should_panic(expected = "offsets went backwards")]
+fn builder_panics_when_offsets_go_back_across_a_filter() {
+    let mut builder = FilterBlockBuilder::new(BloomFilterPolicy::new(10));
+    builder.start_block(5000);
+    builder.add_key(b"k");
+    builder.start_block(100);
+}
+
+#[test]
+fn builder_ignores_offsets_going_back_within_a_filter() {
+    let policy = BloomFilterPolicy::new(10);
+    let mut a = FilterBlockBuilder::new(&policy);
+    a.start_block(1000);
+    a.add_key(b"x");
+    a.start_block(900);
+    a.add_key(b"y");
+    let mut b = FilterBlockBuilder::new(&policy);
+    b.start_block(1000);
+    b.add_key(b"x");
+    b.add_key(b"y");
+    assert_eq!(a.finish(), b.finish());
+}
