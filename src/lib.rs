@@ -149,3 +149,8 @@ macro_rules! forward_policy {
 }
 
 forward_policy!(&T, Box<T>, Arc<T>);
+
+/// The README's examples, compiled and run by `cargo test`.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

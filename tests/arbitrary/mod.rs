@@ -1,7 +1,8 @@
 //! quickcheck generators shared by the property tests and the differential
 //! tests against LevelDB (`oracle/tests/`): keys of every length 0..=64 with
 //! bytes >= 0x80 in their tails, both hash variants, table-like block layouts.
-#![allow(dead_code)] // each test file uses its own part
+// Each test file that includes this module uses its own part of it.
+#![allow(dead_code)]
 
 use leveldb_filter::{BloomFilterPolicy, FilterBlockBuilder, FilterPolicy, HashVariant};
 use quickcheck::{Arbitrary, Gen, QuickCheck, Testable};

@@ -1,7 +1,8 @@
 //! A naive, obviously-correct reading of LevelDB's util/hash.cc, util/bloom.cc
 //! and table/filter_block.cc, line by line, for the property tests to pit the
 //! library against. Slow on purpose: no shortcut that could hide a mistake.
-#![allow(dead_code)] // each test file uses its own part
+// Each test file that includes this module uses its own part of it.
+#![allow(dead_code)]
 // A literal transcription of the C++, clamps and rotations spelt out as there.
 #![allow(clippy::manual_clamp, clippy::manual_div_ceil, clippy::manual_rotate)]
 
