@@ -1,7 +1,10 @@
 use std::fmt;
 
-/// What is wrong with a filter block, as [`FilterBlock::parse`](crate::FilterBlock::parse)
-/// finds it. Each variant carries what was found and what was expected.
+use crate::table::{BlockHandle, BlockKind};
+
+/// What is wrong with a filter block ([`FilterBlock::parse`](crate::FilterBlock::parse))
+/// or a table file ([`Table`](crate::Table)). Each variant carries what was
+/// found, where, and what was expected.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Error {
@@ -51,6 +54,65 @@ pub enum Error {
         /// The offset array's start, which the end must not pass.
         array_offset: u32,
     },
+    /// The file is shorter than a table's footer.
+    TruncatedFooter {
+        /// Length of the file.
+        len: u64,
+    },
+    /// The footer does not end with LevelDB's table magic number.
+    BadMagic {
+        /// The last 8 bytes of the file, as a little-endian number.
+        found: u64,
+    },
+    /// The footer's metaindex or index handle is not two varint64s.
+    BadFooterHandle,
+    /// A block handle points past the end of the file.
+    HandlePastEnd {
+        /// Which block.
+        block: BlockKind,
+        /// The handle.
+        handle: BlockHandle,
+        /// Length of the file.
+        file_len: u64,
+    },
+    /// A block's CRC-32C does not match its trailer.
+    ChecksumMismatch {
+        /// Which block.
+        block: BlockKind,
+        /// Offset of the block in the file.
+        offset: u64,
+        /// The CRC-32C the trailer holds (unmasked).
+        expected: u32,
+        /// The CRC-32C of the block's bytes and type.
+        found: u32,
+    },
+    /// A block's trailer names a compression type LevelDB does not know.
+    UnknownCompression {
+        /// Which block.
+        block: BlockKind,
+        /// Offset of the block in the file.
+        offset: u64,
+        /// The type byte (LevelDB knows 0, none, and 1, Snappy).
+        kind: u8,
+    },
+    /// A block is compressed in a way this crate does not read.
+    UnsupportedCompression {
+        /// Which block.
+        block: BlockKind,
+        /// Offset of the block in the file.
+        offset: u64,
+        /// The compression (type 2 is zstd, LevelDB after 1.23).
+        name: &'static str,
+    },
+    /// A block's contents do not parse.
+    CorruptBlock {
+        /// Which block.
+        block: BlockKind,
+        /// Offset of the block in the file.
+        offset: u64,
+        /// What is wrong.
+        what: &'static str,
+    },
 }
 
 impl fmt::Display for Error {
@@ -91,6 +153,45 @@ impl fmt::Display for Error {
                 f,
                 "filter {index} ends at {limit}, past the offset array at {array_offset}"
             ),
+            Error::TruncatedFooter { len } => write!(
+                f,
+                "truncated footer: the file is {len} bytes, a table ends with a 48-byte footer"
+            ),
+            Error::BadMagic { found } => write!(
+                f,
+                "bad magic {found:#018x}, expected {:#018x}: not a LevelDB table",
+                crate::table::TABLE_MAGIC
+            ),
+            Error::BadFooterHandle => write!(f, "corrupt footer: a block handle is not two varint64s"),
+            Error::HandlePastEnd {
+                block,
+                handle,
+                file_len,
+            } => write!(
+                f,
+                "{block} at offset {} ({} bytes and a 5-byte trailer) runs past the end of the file ({file_len} bytes)",
+                handle.offset, handle.size
+            ),
+            Error::ChecksumMismatch {
+                block,
+                offset,
+                expected,
+                found,
+            } => write!(
+                f,
+                "checksum mismatch at offset {offset} ({block}): trailer says crc32c {expected:#010x}, contents give {found:#010x}"
+            ),
+            Error::UnknownCompression { block, offset, kind } => write!(
+                f,
+                "unknown compression type {kind} at offset {offset} ({block}), expected 0 (none) or 1 (snappy)"
+            ),
+            Error::UnsupportedCompression { block, offset, name } => write!(
+                f,
+                "unsupported compression {name} at offset {offset} ({block})"
+            ),
+            Error::CorruptBlock { block, offset, what } => {
+                write!(f, "corrupt {block} at offset {offset}: {what}")
+            }
         }
     }
 }

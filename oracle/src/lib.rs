@@ -4,8 +4,11 @@
 //! the source of its golden vectors.
 #![deny(missing_docs)]
 
-use std::ffi::CStr;
+use std::ffi::{CStr, CString};
 use std::os::raw::c_char;
+use std::path::Path;
+
+pub mod rng;
 
 mod ffi {
     use std::os::raw::{c_char, c_int, c_void};
@@ -54,6 +57,42 @@ mod ffi {
             len: usize,
         ) -> bool;
         pub fn ldb_block_reader_free(r: *mut Reader);
+        pub fn ldb_write_table(
+            path: *const c_char,
+            kind: c_int,
+            bits_per_key: c_int,
+            block_size: c_int,
+            restart_interval: c_int,
+            snappy: c_int,
+            keys: *const *const u8,
+            key_lens: *const usize,
+            values: *const *const u8,
+            value_lens: *const usize,
+            n: usize,
+        ) -> c_int;
+        pub fn ldb_write_db(
+            dir: *const c_char,
+            kind: c_int,
+            bits_per_key: c_int,
+            block_size: c_int,
+            snappy: c_int,
+            keys: *const *const u8,
+            key_lens: *const usize,
+            values: *const *const u8,
+            value_lens: *const usize,
+            n: usize,
+            delete_every: usize,
+        ) -> c_int;
+        pub fn ldb_table_probe(
+            path: *const c_char,
+            kind: c_int,
+            internal: c_int,
+            key: *const u8,
+            key_len: usize,
+            offset: *mut u64,
+            has_offset: *mut c_int,
+            may_match: *mut c_int,
+        ) -> c_int;
     }
 }
 
@@ -211,4 +250,146 @@ impl Drop for BlockReader<'_> {
         // SAFETY: made by ldb_block_reader_new, freed once.
         unsafe { ffi::ldb_block_reader_free(self.ptr) }
     }
+}
+
+/// The filter policy a table is written with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PolicyKind {
+    /// No filter block.
+    NoFilter = 0,
+    /// LevelDB 1.23's `NewBloomFilterPolicy`: `leveldb.BuiltinBloomFilter2`.
+    Bloom2 = 1,
+    /// The shim's pre-1.18 Bloom (signed hash) named `leveldb.BuiltinBloomFilter`.
+    LegacyLevelDb = 2,
+    /// The shim's pre-1.18 Bloom (signed hash) named `rocksdb.BuiltinBloomFilter`.
+    LegacyRocksDb = 3,
+}
+
+/// How LevelDB's `TableBuilder` is set up.
+#[derive(Clone, Copy, Debug)]
+pub struct TableOptions {
+    /// The filter policy.
+    pub policy: PolicyKind,
+    /// Bits per key of the policy.
+    pub bits_per_key: i32,
+    /// `Options::block_size`.
+    pub block_size: i32,
+    /// `Options::block_restart_interval`.
+    pub restart_interval: i32,
+    /// Snappy compression.
+    pub snappy: bool,
+}
+
+fn c_path(path: &Path) -> CString {
+    CString::new(path.to_str().expect("UTF-8 path")).expect("path without NUL")
+}
+
+/// Pointer and length arrays over `items`, alive as long as `items`.
+fn pointers<K: AsRef<[u8]>>(
+    items: impl Iterator<Item = K> + Clone,
+) -> (Vec<*const u8>, Vec<usize>) {
+    let ptrs = items.clone().map(|k| k.as_ref().as_ptr()).collect();
+    let lens = items.map(|k| k.as_ref().len()).collect();
+    (ptrs, lens)
+}
+
+/// Writes a table with LevelDB's `TableBuilder`; `entries` sorted by key, keys distinct.
+pub fn write_table(
+    path: &Path,
+    options: TableOptions,
+    entries: &[(Vec<u8>, Vec<u8>)],
+) -> Result<(), String> {
+    let (kp, kl) = pointers(entries.iter().map(|e| &e.0));
+    let (vp, vl) = pointers(entries.iter().map(|e| &e.1));
+    let path_c = c_path(path);
+    // SAFETY: every pointer/length pair describes memory owned by `entries` or
+    // `path_c`, alive for the call.
+    let rc = unsafe {
+        ffi::ldb_write_table(
+            path_c.as_ptr(),
+            options.policy as i32,
+            options.bits_per_key,
+            options.block_size,
+            options.restart_interval,
+            i32::from(options.snappy),
+            kp.as_ptr(),
+            kl.as_ptr(),
+            vp.as_ptr(),
+            vl.as_ptr(),
+            entries.len(),
+        )
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(format!("LevelDB could not write {}", path.display()))
+    }
+}
+
+/// Writes a database in `dir` through `DB::Put` (and `Delete` of every
+/// `delete_every`-th key), then compacts it into `.ldb` tables.
+pub fn write_db(
+    dir: &Path,
+    options: TableOptions,
+    entries: &[(Vec<u8>, Vec<u8>)],
+    delete_every: usize,
+) -> Result<(), String> {
+    let (kp, kl) = pointers(entries.iter().map(|e| &e.0));
+    let (vp, vl) = pointers(entries.iter().map(|e| &e.1));
+    let dir_c = c_path(dir);
+    // SAFETY: as in write_table.
+    let rc = unsafe {
+        ffi::ldb_write_db(
+            dir_c.as_ptr(),
+            options.policy as i32,
+            options.bits_per_key,
+            options.block_size,
+            i32::from(options.snappy),
+            kp.as_ptr(),
+            kl.as_ptr(),
+            vp.as_ptr(),
+            vl.as_ptr(),
+            entries.len(),
+            delete_every,
+        )
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(format!(
+            "LevelDB could not write a database in {}",
+            dir.display()
+        ))
+    }
+}
+
+/// What LevelDB's `Table::InternalGet` decides for `key` before reading a data
+/// block: the offset of the block the index picks (`None` past the last key)
+/// and whether the filter lets the lookup read it. For a database's table
+/// (`internal`), `key` is a user key.
+pub fn table_probe(
+    path: &Path,
+    policy: PolicyKind,
+    internal: bool,
+    key: &[u8],
+) -> Result<(Option<u64>, bool), String> {
+    let path_c = c_path(path);
+    let (mut offset, mut has_offset, mut may_match) = (0u64, 0, 0);
+    // SAFETY: the path and key are valid for the call; the out params are locals.
+    let rc = unsafe {
+        ffi::ldb_table_probe(
+            path_c.as_ptr(),
+            policy as i32,
+            i32::from(internal),
+            key.as_ptr(),
+            key.len(),
+            &mut offset,
+            &mut has_offset,
+            &mut may_match,
+        )
+    };
+    if rc != 0 {
+        return Err(format!("LevelDB could not open {}", path.display()));
+    }
+    Ok(((has_offset != 0).then_some(offset), may_match != 0))
 }

@@ -8,6 +8,8 @@ use std::io::{self, BufRead, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod tables;
+
 use clap::{Args, Parser, Subcommand};
 use leveldb_filter::{
     BloomFilterPolicy, FilterBlockBuilder, FilterBlockReader, FilterPolicy, HashVariant,
@@ -30,6 +32,13 @@ enum Command {
     /// A table's filter block: one filter per 2 KiB of data-block offset.
     #[command(subcommand)]
     Block(BlockCommand),
+    /// Describe tables: footer, blocks, keys, filter policy and per-filter statistics.
+    Inspect(tables::InspectArgs),
+    /// For each key: the data block the index picks and whether the filter lets
+    /// LevelDB's lookup read it. Prints `KEYHEX OFFSET|- may-match|absent`.
+    Probe(tables::ProbeArgs),
+    /// Rebuild each table's filter block from its keys and compare it byte for byte.
+    Verify(tables::VerifyArgs),
 }
 
 #[derive(Subcommand)]
@@ -92,7 +101,7 @@ const MAX_FILTER_BITS: u64 = 1 << 34;
 const MAX_BLOCK_OFFSET: u64 = (1 << 35) - 1;
 
 /// What went wrong, said in one line.
-enum Failure {
+pub(crate) enum Failure {
     Line {
         source: &'static str,
         line: usize,
@@ -118,8 +127,15 @@ impl fmt::Display for Failure {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match run(cli.command) {
+    let output = match Cli::parse().command {
+        // These print as they go, a line per table, and go on past a bad one.
+        Command::Inspect(args) => return exit_code(tables::inspect(&args)),
+        Command::Verify(args) => return exit_code(tables::verify(&args)),
+        Command::Probe(args) => tables::probe_keys(&args),
+        Command::Bloom(command) => bloom(command),
+        Command::Block(command) => block(command),
+    };
+    match output {
         Ok(out) => match io::stdout().lock().write_all(&out) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
@@ -134,10 +150,18 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(command: Command) -> Result<Vec<u8>, Failure> {
+fn exit_code(ok: bool) -> ExitCode {
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+fn bloom(command: BloomCommand) -> Result<Vec<u8>, Failure> {
     let mut out = Vec::new();
     match command {
-        Command::Bloom(BloomCommand::Create(args)) => {
+        BloomCommand::Create(args) => {
             let keys = stdin_lines()?
                 .iter()
                 .enumerate()
@@ -151,7 +175,7 @@ fn run(command: Command) -> Result<Vec<u8>, Failure> {
                 .create_filter(&keys, &mut filter);
             push_hex_line(&mut out, &filter);
         }
-        Command::Bloom(BloomCommand::MayMatch(args)) => {
+        BloomCommand::MayMatch(args) => {
             let filter = read_hex_file(&args.file)?;
             let policy = args.hash.policy(0);
             for (i, line) in stdin_lines()?.iter().enumerate() {
@@ -159,7 +183,14 @@ fn run(command: Command) -> Result<Vec<u8>, Failure> {
                 push_answer(&mut out, policy.key_may_match(&key, &filter));
             }
         }
-        Command::Block(BlockCommand::Build(args)) => {
+    }
+    Ok(out)
+}
+
+fn block(command: BlockCommand) -> Result<Vec<u8>, Failure> {
+    let mut out = Vec::new();
+    match command {
+        BlockCommand::Build(args) => {
             let calls = parse_calls(&stdin_lines()?)?;
             let keys = calls.iter().filter(|c| matches!(c, Call::Key(_))).count();
             check_filter_size(keys, args.bits_per_key)?;
@@ -172,7 +203,7 @@ fn run(command: Command) -> Result<Vec<u8>, Failure> {
             }
             push_hex_line(&mut out, builder.finish());
         }
-        Command::Block(BlockCommand::MayMatch(args)) => {
+        BlockCommand::MayMatch(args) => {
             let block = read_hex_file(&args.file)?;
             let reader = FilterBlockReader::new(args.hash.policy(0), &block);
             for (i, line) in stdin_lines()?.iter().enumerate() {
@@ -284,7 +315,7 @@ fn parse_offset(text: &str) -> Result<u64, String> {
     })
 }
 
-fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
+pub(crate) fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
     fn nibble(c: u8) -> Option<u8> {
         match c {
             b'0'..=b'9' => Some(c - b'0'),
@@ -323,4 +354,13 @@ fn push_hex_line(out: &mut Vec<u8>, bytes: &[u8]) {
 
 fn push_answer(out: &mut Vec<u8>, answer: bool) {
     out.extend_from_slice(if answer { b"true\n" } else { b"false\n" });
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn command_line_definition_is_consistent() {
+        use clap::CommandFactory;
+        super::Cli::command().debug_assert();
+    }
 }
