@@ -206,18 +206,21 @@ pub fn bits_per_key_candidates(counts: &[usize], filters: &[&[u8]]) -> Vec<usize
         .filter(|(&n, f)| n > 0 && f.len() >= 2)
         .map(|(&n, f)| (n, f.len() - 1, f[f.len() - 1]))
         .collect();
-    let Some(max) = constraints
-        .iter()
-        .map(|&(n, bytes, _)| bytes * 8 / n + 1)
-        .max()
-    else {
+    // The constraint with the most keys pins bits per key down the closest:
+    // n * b bits round up to its byte count (or to the 64-bit minimum).
+    let Some(&(n, bytes, _)) = constraints.iter().max_by_key(|c| c.0) else {
         return Vec::new();
     };
-    (0..=max.min(1 << 20))
+    let (lo, hi) = if bytes == 8 {
+        (0, 64 / n)
+    } else {
+        (8 * (bytes - 1) / n + 1, 8 * bytes / n)
+    };
+    (lo..=hi)
         .filter(|&b| {
             let policy = BloomFilterPolicy::new(b);
             constraints.iter().all(|&(n, bytes, k)| {
-                (n * b).max(64).div_ceil(8) == bytes && policy.k() == usize::from(k)
+                n.saturating_mul(b).max(64).div_ceil(8) == bytes && policy.k() == usize::from(k)
             })
         })
         .collect()

@@ -95,25 +95,23 @@ fn read_cases(file: &str) -> Vec<Case> {
     cases
 }
 
-/// The manifest's CRC-32 (IEEE, an integrity check of the files, not LevelDB's
-/// CRC-32C) and size of each vector file: a file mangled in transit fails here.
+/// The manifests' CRC-32 (IEEE, an integrity check of the files, not LevelDB's
+/// CRC-32C) and size of each golden file: a file mangled in transit fails here.
 #[test]
-fn manifest_matches_files() {
-    let manifest = std::fs::read_to_string(vector_dir().join("MANIFEST")).unwrap();
-    let mut checked = 0;
-    for line in manifest.lines().filter(|l| !l.starts_with('#')) {
-        let fields: Vec<&str> = line.split(' ').collect();
-        let bytes = std::fs::read(vector_dir().join(fields[2])).unwrap();
-        assert_eq!(
-            format!("{:08x}", crc32fast::hash(&bytes)),
-            fields[0],
-            "{} crc32",
-            fields[2]
-        );
-        assert_eq!(bytes.len().to_string(), fields[1], "{} size", fields[2]);
-        checked += 1;
+fn manifests_match_files() {
+    for (dir, files) in [("vectors", 4), ("tables", 22)] {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata").join(dir);
+        let manifest = std::fs::read_to_string(dir.join("MANIFEST")).unwrap();
+        let mut checked = 0;
+        for line in manifest.lines().filter(|l| !l.starts_with('#')) {
+            let fields: Vec<&str> = line.split(' ').collect();
+            let bytes = std::fs::read(dir.join(fields[2])).unwrap();
+            assert_eq!(format!("{:08x}", crc32fast::hash(&bytes)), fields[0], "{} crc32", fields[2]);
+            assert_eq!(bytes.len().to_string(), fields[1], "{} size", fields[2]);
+            checked += 1;
+        }
+        assert_eq!(checked, files, "{}", dir.display());
     }
-    assert_eq!(checked, 4);
 }
 
 #[test]

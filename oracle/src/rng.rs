@@ -5,7 +5,7 @@ pub struct Rng(pub u64);
 
 impl Rng {
     /// The next 64 random bits.
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e3779b97f4a7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58476d1ce4e5b9);
@@ -14,11 +14,11 @@ impl Rng {
     }
     /// Uniform in `lo..=hi`.
     pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
-        lo + self.next() % (hi - lo + 1)
+        lo + self.next_u64() % (hi - lo + 1)
     }
     /// True `percent` times in a hundred.
     pub fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
+        self.next_u64() % 100 < percent
     }
     /// One of `items`, which must not be empty.
     pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
@@ -31,7 +31,7 @@ impl Rng {
         } else {
             self.range(0, max_len)
         };
-        (0..len).map(|_| self.next() as u8).collect()
+        (0..len).map(|_| self.next_u64() as u8).collect()
     }
     /// `n` keys, about one in ten a duplicate of an earlier one.
     pub fn keys(&mut self, n: usize, max_len: u64) -> Vec<Vec<u8>> {

@@ -24,9 +24,9 @@ fn entries(rng: &mut Rng, n: usize, ascii: bool) -> Vec<(Vec<u8>, Vec<u8>)> {
             (0..len)
                 .map(|_| {
                     if ascii {
-                        b'a' + (rng.next() % 26) as u8
+                        b'a' + (rng.next_u64() % 26) as u8
                     } else {
-                        rng.next() as u8
+                        rng.next_u64() as u8
                     }
                 })
                 .collect()
@@ -63,7 +63,7 @@ fn probes(
     for _ in 0..40.min(keys.len()) {
         let key = rng.pick(keys).clone();
         let mut near = key.clone();
-        near.push(rng.next() as u8);
+        near.push(rng.next_u64() as u8);
         probe_keys.extend([key, near]);
     }
     probe_keys.extend((0..40).map(|_| rng.key(24)));

@@ -18,7 +18,7 @@ use leveldb_filter_oracle::Bloom;
 
 fn random_bytes(rng: &mut Rng, min_len: u64, max_len: u64) -> Vec<u8> {
     let len = rng.range(min_len, max_len);
-    (0..len).map(|_| rng.next() as u8).collect()
+    (0..len).map(|_| rng.next_u64() as u8).collect()
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -219,7 +219,7 @@ fn block_probes(rng: &mut Rng, layout: &Layout, count: usize) -> Vec<(u64, Vec<u
                 3 => rng.range(0, last + 4096),
                 4 => last + rng.range(1, 64) * 2048,
                 5 => *rng.pick(&[0, 2047, 2048, 1 << 32, 1 << 63, u64::MAX]),
-                6 => rng.next(),
+                6 => rng.next_u64(),
                 _ => rng.range(0, 8) * 2048,
             };
             let key = if !layout.keys.is_empty() && rng.chance(50) {
@@ -307,7 +307,7 @@ fn malformed_block_cases(rng: &mut Rng, seed: u64) -> VecFile {
             2 => {
                 let value = match rng.range(0, 2) {
                     0 => rng.range(0, n as u64 + 8) as u32,
-                    1 => rng.next() as u32,
+                    1 => rng.next_u64() as u32,
                     _ => (n - 4) as u32,
                 };
                 block[n - 5..n - 1].copy_from_slice(&value.to_le_bytes());

@@ -8,7 +8,7 @@ use clap::{Args, ValueEnum};
 use leveldb_filter::{
     keys_per_filter, looks_internal, probe, variants_for_name, verify_filter, BloomFilterPolicy,
     BloomStats, Compression, DataBlock, FilterBlock, FilterBlockReader, HashVariant,
-    InternalKeyPolicy, KeyFormat, Probe, Table, Verdict, VerifyOptions,
+    InternalKeyPolicy, KeyFormat, Probe, Table, VariantFound, Verdict, VerifyOptions,
 };
 
 use crate::{parse_hex, Failure};
@@ -217,7 +217,7 @@ fn detect(
     table: &Table<'_>,
     blocks: &[DataBlock],
     detect: &Detect,
-) -> Result<(KeyFormat, Option<(String, HashVariant, String)>), leveldb_filter::Error> {
+) -> Result<(KeyFormat, Option<FilterFound>), leveldb_filter::Error> {
     let options = detect.options(None);
     let guess_format = options.key_format.unwrap_or(if looks_internal(blocks) {
         KeyFormat::Internal
@@ -227,39 +227,63 @@ fn detect(
     let Some(filter) = table.filter_block()? else {
         return Ok((guess_format, None));
     };
+    let named = variants_for_name(&filter.name).unwrap_or(&[]);
     let guess_variant = options
         .variant
-        .or_else(|| variants_for_name(&filter.name).map(|v| v[0]))
+        .or(named.first().copied())
         .unwrap_or_default();
-    Ok(match verify_filter(table, blocks, options)? {
+    let word = |v: HashVariant| match v {
+        HashVariant::Unsigned => "unsigned",
+        HashVariant::Signed => "signed",
+    };
+    let (format, variant, basis) = match verify_filter(table, blocks, options)? {
         Verdict::Match {
             variant,
             key_format,
             ..
         } => {
             let chosen = match variant {
-                leveldb_filter::VariantFound::Signed => HashVariant::Signed,
-                leveldb_filter::VariantFound::Unsigned => HashVariant::Unsigned,
-                leveldb_filter::VariantFound::Either => guess_variant,
+                VariantFound::Signed => HashVariant::Signed,
+                VariantFound::Unsigned => HashVariant::Unsigned,
+                VariantFound::Either => guess_variant,
             };
-            (
-                key_format,
-                Some((
-                    filter.name,
-                    chosen,
-                    format!("{variant}, decided from the table's keys"),
-                )),
-            )
+            let basis = match (options.variant, variant, named.len()) {
+                (Some(_), _, _) => format!("{variant} (as given)"),
+                (_, VariantFound::Either, _) => format!("{variant} (no key tells them apart)"),
+                (_, _, 1) => format!("{variant} (from the policy name)"),
+                _ => format!("{variant} (decided from the table's keys)"),
+            };
+            (key_format, chosen, basis)
+        }
+        Verdict::UnknownPolicy { .. } => {
+            (guess_format, guess_variant, "unknown policy".to_string())
         }
         _ => (
             guess_format,
-            Some((
-                filter.name,
-                guess_variant,
-                format!("{guess_variant:?} (a guess: the filter does not rebuild)").to_lowercase(),
-            )),
+            guess_variant,
+            format!(
+                "{} (a guess: the filter does not rebuild)",
+                word(guess_variant)
+            ),
         ),
-    })
+    };
+    Ok((
+        format,
+        Some(FilterFound {
+            name: filter.name,
+            variant,
+            basis,
+        }),
+    ))
+}
+
+/// A table's filter policy, as [`detect`] finds it.
+struct FilterFound {
+    name: String,
+    /// The variant to read it with.
+    variant: HashVariant,
+    /// What was found and how, for people.
+    basis: String,
 }
 
 pub fn probe_keys(args: &ProbeArgs) -> Result<Vec<u8>, Failure> {
@@ -277,7 +301,7 @@ pub fn probe_keys(args: &ProbeArgs) -> Result<Vec<u8>, Failure> {
     };
     let (format, policy) = detect(&table, &blocks, &args.detect).map_err(table_error)?;
     let filter = table.filter_block().map_err(table_error)?;
-    let bloom = policy.map(|(_, variant, _)| BloomFilterPolicy::new(10).with_hash(variant));
+    let bloom = policy.map(|found| BloomFilterPolicy::new(10).with_hash(found.variant));
     let reader = match (&filter, bloom) {
         (Some(filter), Some(bloom)) if variants_for_name(&filter.name).is_some() => Some(
             FilterBlockReader::new(InternalOrUser::new(format, bloom), &filter.block.contents),
@@ -384,13 +408,13 @@ impl Report {
         table: &Table<'_>,
         blocks: &[DataBlock],
         key_format: KeyFormat,
-        policy: Option<(String, HashVariant, String)>,
+        policy: Option<FilterFound>,
         filter: Option<&leveldb_filter::TableFilter<'_>>,
     ) -> Self {
         let mut compressions: Vec<Compression> = blocks.iter().map(|b| b.compression).collect();
         compressions.sort();
         compressions.dedup();
-        let filter = filter.zip(policy).map(|(filter, (name, _, variant))| {
+        let filter = filter.zip(policy).map(|(filter, found)| {
             let contents = &filter.block.contents[..];
             let (base_lg, problem, filters) = match FilterBlock::parse(contents) {
                 Ok(parsed) => {
@@ -405,8 +429,8 @@ impl Report {
                 Err(e) => (None, Some(e.to_string()), Vec::new()),
             };
             FilterReport {
-                name,
-                variant,
+                name: found.name,
+                variant: found.basis,
                 offset: filter.block.handle.offset,
                 size: contents.len(),
                 base_lg,
