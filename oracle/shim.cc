@@ -182,14 +182,30 @@ class LegacyBloom : public FilterPolicy {
   const char* name_;
 };
 
+// LevelDB 1.23's own Bloom policy under another name: goleveldb writes the
+// unsigned hash under the old name "leveldb.BuiltinBloomFilter".
+class RenamedPolicy : public FilterPolicy {
+ public:
+  RenamedPolicy(const FilterPolicy* inner, const char* name) : inner_(inner), name_(name) {}
+  ~RenamedPolicy() override { delete inner_; }
+  const char* Name() const override { return name_; }
+  void CreateFilter(const Slice* keys, int n, std::string* dst) const override { inner_->CreateFilter(keys, n, dst); }
+  bool KeyMayMatch(const Slice& key, const Slice& filter) const override { return inner_->KeyMayMatch(key, filter); }
+
+ private:
+  const FilterPolicy* inner_;
+  const char* name_;
+};
+
 // Policy kinds across the C interface.
-enum { kNoFilter = 0, kBloom2 = 1, kLegacyLevelDB = 2, kLegacyRocksDB = 3 };
+enum { kNoFilter = 0, kBloom2 = 1, kLegacyLevelDB = 2, kLegacyRocksDB = 3, kGoLevelDB = 4 };
 
 const FilterPolicy* make_policy(int kind, int bits_per_key) {
   switch (kind) {
     case kBloom2: return leveldb::NewBloomFilterPolicy(bits_per_key);
     case kLegacyLevelDB: return new LegacyBloom(bits_per_key, "leveldb.BuiltinBloomFilter");
     case kLegacyRocksDB: return new LegacyBloom(bits_per_key, "rocksdb.BuiltinBloomFilter");
+    case kGoLevelDB: return new RenamedPolicy(leveldb::NewBloomFilterPolicy(bits_per_key), "leveldb.BuiltinBloomFilter");
     default: return nullptr;
   }
 }

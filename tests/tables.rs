@@ -46,6 +46,7 @@ fn expected(name: &str) -> Verdict {
         return Verdict::NoFilter;
     }
     let (policy, variant) = match name {
+        n if n.starts_with("goleveldb-") => ("leveldb.BuiltinBloomFilter", VariantFound::Unsigned),
         n if n.starts_with("legacy-rocksdb") => {
             ("rocksdb.BuiltinBloomFilter", VariantFound::Signed)
         }
@@ -58,7 +59,7 @@ fn expected(name: &str) -> Verdict {
     Verdict::Match {
         name: policy.into(),
         variant,
-        key_format: if name.starts_with("db-") {
+        key_format: if name.starts_with("db-") || name.starts_with("goleveldb-db") {
             KeyFormat::Internal
         } else {
             KeyFormat::User

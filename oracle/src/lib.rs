@@ -263,6 +263,9 @@ pub enum PolicyKind {
     LegacyLevelDb = 2,
     /// The shim's pre-1.18 Bloom (signed hash) named `rocksdb.BuiltinBloomFilter`.
     LegacyRocksDb = 3,
+    /// LevelDB 1.23's Bloom (unsigned hash) under goleveldb's name,
+    /// `leveldb.BuiltinBloomFilter`: for reading goleveldb's tables.
+    GoLevelDb = 4,
 }
 
 /// How LevelDB's `TableBuilder` is set up.

@@ -111,7 +111,7 @@ fn main() {
         restart_interval,
         snappy,
     };
-    use PolicyKind::{Bloom2, LegacyLevelDb, LegacyRocksDb, NoFilter};
+    use PolicyKind::{Bloom2, GoLevelDb, LegacyLevelDb, LegacyRocksDb, NoFilter};
     // name, options, number of keys, ASCII keys only
     let tables = [
         (
@@ -207,6 +207,48 @@ fn main() {
         }
         let _ = std::fs::remove_dir_all(&db_dir);
     }
+    // goleveldb: tables from its own writer, probed by LevelDB's lookup. Its
+    // database compacts on background goroutines, so those files differ from
+    // run to run; their probes are made from whatever it wrote.
+    let go_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("goleveldb");
+    let status = std::process::Command::new("go")
+        .args(["run", "gen-goleveldb.go"])
+        .arg(std::path::absolute(&dir).unwrap_or_else(|e| fail(&e.to_string())))
+        .current_dir(&go_dir)
+        .env("GO111MODULE", "off")
+        .env("GOPATH", "/usr/share/gocode")
+        .status()
+        .unwrap_or_else(|e| {
+            fail(&format!(
+                "cannot run go ({e}): apt-get install -y golang-go golang-github-syndtr-goleveldb-dev"
+            ))
+        });
+    if !status.success() {
+        fail("gen-goleveldb.go failed: apt-get install -y golang-go golang-github-syndtr-goleveldb-dev");
+    }
+    let mut go_tables: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| fail(&e.to_string()))
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.starts_with("goleveldb-") && n.ends_with(".ldb"))
+        .collect();
+    go_tables.sort();
+    for file in go_tables {
+        let stem = file.trim_end_matches(".ldb").to_owned();
+        let path = dir.join(&file);
+        let internal = stem.starts_with("goleveldb-db");
+        let keys = go_keys(&dir.join(if internal {
+            "goleveldb-db.keys"
+        } else {
+            "goleveldb-table.keys"
+        }));
+        let text = probes(&mut rng, &path, GoLevelDb, internal, &keys);
+        std::fs::write(dir.join(format!("{stem}.probe")), text)
+            .unwrap_or_else(|e| fail(&e.to_string()));
+        written.extend([file, format!("{stem}.probe")]);
+    }
+    for list in ["goleveldb-db.keys", "goleveldb-table.keys"] {
+        let _ = std::fs::remove_file(dir.join(list));
+    }
     let mut manifest =
         String::from("# crc32 (IEEE) and size of each file, to catch one mangled in transit\n");
     for name in &written {
@@ -220,6 +262,22 @@ fn main() {
         eprintln!("{}: {} bytes", dir.join(name).display(), bytes.len());
     }
     std::fs::write(dir.join("MANIFEST"), manifest).unwrap_or_else(|e| fail(&e.to_string()));
+}
+
+/// The keys gen-goleveldb.go wrote, from its hex list.
+fn go_keys(list: &Path) -> Vec<Vec<u8>> {
+    let text =
+        std::fs::read_to_string(list).unwrap_or_else(|e| fail(&format!("{}: {e}", list.display())));
+    text.lines()
+        .map(|line| {
+            (0..line.len())
+                .step_by(2)
+                .map(|i| {
+                    u8::from_str_radix(&line[i..i + 2], 16).unwrap_or_else(|e| fail(&e.to_string()))
+                })
+                .collect()
+        })
+        .collect()
 }
 
 fn usage() -> ! {
