@@ -118,15 +118,16 @@ pub struct BlockEntry {
 ///
 /// ```
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use leveldb_filter::Table;
+///
 /// let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/tables/user-4k-r16-none.ldb"))?;
-/// let table = leveldb_filter::Table::new(&bytes)?;
+/// let table = Table::new(&bytes)?;
 /// let filter = table.filter_block()?.expect("this table has a filter");
 /// assert_eq!(filter.name, "leveldb.BuiltinBloomFilter2");
-/// for entry in table.index() {
-///     let block = table.read_block(leveldb_filter::BlockKind::Data, entry.handle)?;
-///     leveldb_filter::block_entries(&block.contents, |key, _value| assert!(key <= &entry.key[..]))
-///         .map_err(|what| leveldb_filter::Error::CorruptBlock { block: leveldb_filter::BlockKind::Data, offset: entry.handle.offset, what })?;
-/// }
+/// // Every data block, checked and uncompressed, with its keys.
+/// let blocks = table.data_blocks()?;
+/// assert_eq!(blocks.len(), table.index().len());
+/// assert!(blocks.iter().all(|b| !b.keys.is_empty()));
 /// # Ok(()) }
 /// ```
 #[derive(Clone, Debug)]
