@@ -270,6 +270,12 @@ class RecordingFile : public leveldb::RandomAccessFile {
 
 void ignore_result(void*, const Slice&, const Slice&) {}
 
+// Keys prepared once for timing loops, and a reused output buffer.
+struct KeySet {
+  std::vector<Slice> keys;
+  std::string out;
+};
+
 // One Table::InternalGet of `key` through a recording policy; fills what the
 // lookup did. Returns 0, or -1 if the table did not open.
 int lookup(const char* path, int kind, bool internal, const Slice& key, bool always_true, bool* filter_called,
@@ -419,5 +425,45 @@ int ldb_table_probe(const char* path, int kind, int internal, const uint8_t* key
   if (lookup(path, kind, internal, Slice(k), false, &called, &answer, &reads) != 0) return -1;
   *may_match = *has_offset && (!called || answer);
   return 0;
+}
+
+// Timing loops for the comparison bench: the per-key loops run here, in C++,
+// as an engine built on LevelDB runs them.
+KeySet* ldb_keyset_new(const uint8_t* const* keys, const size_t* lens, size_t n) {
+  KeySet* ks = new KeySet;
+  ks->keys = slices(keys, lens, n);
+  return ks;
+}
+void ldb_keyset_free(KeySet* ks) { delete ks; }
+void ldb_keyset_output(const KeySet* ks, const uint8_t** out, size_t* out_len) {
+  *out = reinterpret_cast<const uint8_t*>(ks->out.data());
+  *out_len = ks->out.size();
+}
+
+// CreateFilter over all the keys, into the key set's buffer; returns its length.
+size_t ldb_bench_create(const FilterPolicy* p, KeySet* ks) {
+  ks->out.clear();
+  p->CreateFilter(ks->keys.data(), static_cast<int>(ks->keys.size()), &ks->out);
+  return ks->out.size();
+}
+
+// KeyMayMatch for each key; returns how many may match.
+size_t ldb_bench_query(const FilterPolicy* p, const KeySet* ks, const uint8_t* filter, size_t len) {
+  Slice f(reinterpret_cast<const char*>(filter), len);
+  size_t matches = 0;
+  for (const Slice& key : ks->keys) matches += p->KeyMayMatch(key, f);
+  return matches;
+}
+
+// A filter block for the keys cut into data blocks of `keys_per_block`, block
+// i at offset i * stride; into the key set's buffer. Returns its length.
+size_t ldb_bench_block(const FilterPolicy* p, KeySet* ks, size_t keys_per_block, uint64_t stride) {
+  leveldb::FilterBlockBuilder builder(p);
+  for (size_t i = 0; i < ks->keys.size(); i++) {
+    if (i % keys_per_block == 0) builder.StartBlock((i / keys_per_block) * stride);
+    builder.AddKey(ks->keys[i]);
+  }
+  ks->out = builder.Finish().ToString();
+  return ks->out.size();
 }
 }

@@ -46,6 +46,9 @@ pub struct FilterBlockBuilder<P> {
     starts: Vec<usize>,
     result: Vec<u8>,
     filter_offsets: Vec<u32>,
+    /// The allocation of the key list handed to the policy, kept empty
+    /// between filters so that building one allocates nothing.
+    spare_keys: Vec<&'static [u8]>,
     finished: bool,
 }
 
@@ -58,6 +61,7 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
             starts: Vec::new(),
             result: Vec::new(),
             filter_offsets: Vec::new(),
+            spare_keys: Vec::new(),
             finished: false,
         }
     }
@@ -126,17 +130,30 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
         if self.starts.is_empty() {
             return;
         }
+        // An empty Vec collected into a Vec of another lifetime keeps its
+        // allocation (same layout): the key list costs no allocation.
+        let mut keys = recycle(std::mem::take(&mut self.spare_keys));
         let ends = self.starts[1..].iter().copied().chain([self.keys.len()]);
-        let keys: Vec<&[u8]> = self
-            .starts
-            .iter()
-            .zip(ends)
-            .map(|(&start, end)| &self.keys[start..end])
-            .collect();
+        keys.extend(
+            self.starts
+                .iter()
+                .zip(ends)
+                .map(|(&start, end)| &self.keys[start..end]),
+        );
         self.policy.create_filter(&keys, &mut self.result);
+        keys.clear();
+        self.spare_keys = recycle(keys);
         self.keys.clear();
         self.starts.clear();
     }
+}
+
+/// An empty key list with another lifetime, in `keys`' allocation: collecting
+/// a Vec's iterator into a Vec of the same element layout reuses it in place.
+#[allow(clippy::unnecessary_filter_map)] // the point is the type change
+fn recycle<'a>(mut keys: Vec<&[u8]>) -> Vec<&'a [u8]> {
+    keys.clear();
+    keys.into_iter().filter_map(|_| None).collect()
 }
 
 fn push_fixed32(dst: &mut Vec<u8>, value: u32) {

@@ -141,6 +141,19 @@ pub trait FilterPolicy: Send + Sync {
     /// positive), and must be `true` when `filter` was not made by this policy
     /// and cannot be read. Never panics, whatever the bytes of `filter`.
     fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool;
+
+    /// [`key_may_match`](Self::key_may_match) for each of `keys` against one
+    /// filter, into `out` (which must be as long as `keys`). Policies may
+    /// answer many keys faster than one at a time; the answers are the same.
+    ///
+    /// # Panics
+    /// If `out` and `keys` differ in length.
+    fn key_may_match_batch(&self, keys: &[&[u8]], filter: &[u8], out: &mut [bool]) {
+        assert_eq!(keys.len(), out.len(), "one answer per key");
+        for (key, answer) in keys.iter().zip(out) {
+            *answer = self.key_may_match(key, filter);
+        }
+    }
 }
 
 macro_rules! forward_policy {
@@ -154,6 +167,9 @@ macro_rules! forward_policy {
             }
             fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool {
                 (**self).key_may_match(key, filter)
+            }
+            fn key_may_match_batch(&self, keys: &[&[u8]], filter: &[u8], out: &mut [bool]) {
+                (**self).key_may_match_batch(keys, filter, out)
             }
         }
     )*};

@@ -10,6 +10,11 @@ use std::path::Path;
 
 pub mod rng;
 
+/// Whether this build has the real LevelDB behind it. Without libleveldb-dev
+/// (and outside CI, where its absence fails the build) the crate still builds,
+/// but every call into LevelDB aborts with a message saying so.
+pub const AVAILABLE: bool = !cfg!(leveldb_missing);
+
 mod ffi {
     use std::os::raw::{c_char, c_int, c_void};
 
@@ -19,6 +24,8 @@ mod ffi {
     pub struct Builder(c_void);
     #[repr(C)]
     pub struct Reader(c_void);
+    #[repr(C)]
+    pub struct KeySet(c_void);
 
     extern "C" {
         pub fn ldb_free(p: *mut c_void);
@@ -57,6 +64,22 @@ mod ffi {
             len: usize,
         ) -> bool;
         pub fn ldb_block_reader_free(r: *mut Reader);
+        pub fn ldb_keyset_new(keys: *const *const u8, lens: *const usize, n: usize) -> *mut KeySet;
+        pub fn ldb_keyset_free(ks: *mut KeySet);
+        pub fn ldb_keyset_output(ks: *const KeySet, out: *mut *const u8, out_len: *mut usize);
+        pub fn ldb_bench_create(p: *const Policy, ks: *mut KeySet) -> usize;
+        pub fn ldb_bench_query(
+            p: *const Policy,
+            ks: *const KeySet,
+            filter: *const u8,
+            len: usize,
+        ) -> usize;
+        pub fn ldb_bench_block(
+            p: *const Policy,
+            ks: *mut KeySet,
+            keys_per_block: usize,
+            stride: u64,
+        ) -> usize;
         pub fn ldb_write_table(
             path: *const c_char,
             kind: c_int,
@@ -185,6 +208,65 @@ impl Bloom {
             ptr: unsafe { ffi::ldb_block_reader_new(self.ptr, contents.as_ptr(), contents.len()) },
             _policy: self,
         }
+    }
+}
+
+/// Keys handed to LevelDB once, for timing loops that run in C++.
+pub struct KeySet<'k> {
+    ptr: *mut ffi::KeySet,
+    _keys: std::marker::PhantomData<&'k [u8]>,
+}
+
+impl<'k> KeySet<'k> {
+    /// The keys, borrowed (LevelDB's `Slice`s point into them).
+    pub fn new<K: AsRef<[u8]>>(keys: &'k [K]) -> Self {
+        let (ptrs, lens) = pointers(keys.iter());
+        // SAFETY: the shim copies the pointer/length pairs into Slices that
+        // point into `keys`, which the lifetime 'k keeps alive and unchanged.
+        let ptr = unsafe { ffi::ldb_keyset_new(ptrs.as_ptr(), lens.as_ptr(), keys.len()) };
+        KeySet {
+            ptr,
+            _keys: std::marker::PhantomData,
+        }
+    }
+
+    /// What the last `Bloom::bench_create` or `bench_block` wrote.
+    pub fn output(&self) -> &[u8] {
+        let (mut out, mut len) = (std::ptr::null(), 0);
+        // SAFETY: the buffer lives in the key set, unchanged until the next
+        // bench call, which needs `&mut self`.
+        unsafe {
+            ffi::ldb_keyset_output(self.ptr, &mut out, &mut len);
+            std::slice::from_raw_parts(out, len)
+        }
+    }
+}
+
+impl Drop for KeySet<'_> {
+    fn drop(&mut self) {
+        // SAFETY: made by ldb_keyset_new, freed once.
+        unsafe { ffi::ldb_keyset_free(self.ptr) }
+    }
+}
+
+impl Bloom {
+    /// `CreateFilter` over all the keys, in C++; the filter is `keys.output()`.
+    pub fn bench_create(&self, keys: &mut KeySet<'_>) -> usize {
+        // SAFETY: live policy and key set.
+        unsafe { ffi::ldb_bench_create(self.ptr, keys.ptr) }
+    }
+
+    /// `KeyMayMatch(key, filter)` for each key, in a C++ loop: how many may match.
+    pub fn bench_query(&self, keys: &KeySet<'_>, filter: &[u8]) -> usize {
+        // SAFETY: live policy and key set; `filter` valid for the call.
+        unsafe { ffi::ldb_bench_query(self.ptr, keys.ptr, filter.as_ptr(), filter.len()) }
+    }
+
+    /// `FilterBlockBuilder` over the keys cut into blocks of `keys_per_block`,
+    /// block i at offset `i * stride`, in C++; the block is `keys.output()`.
+    pub fn bench_block(&self, keys: &mut KeySet<'_>, keys_per_block: usize, stride: u64) -> usize {
+        // SAFETY: live policy and key set.
+        unsafe { ffi::ldb_bench_block(self.ptr, keys.ptr, keys_per_block, stride) }
     }
 }
 

@@ -1,0 +1,354 @@
+//! This crate against LevelDB 1.23's C++ and rusty-leveldb, side by side in one
+//! process, on the same keys: `cargo bench --bench compare`.
+//!
+//! Before timing, it checks that the three make identical filters and blocks
+//! and give identical answers, and aborts if not. It prints ns per key (the
+//! median of several runs) per workload, then two lines: for each kind of
+//! work, the median over its workloads of the other's time divided by ours.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use leveldb_filter::{BloomFilterPolicy, FilterBlockBuilder, FilterPolicy};
+use leveldb_filter_oracle::{Bloom, KeySet};
+use rusty_leveldb::FilterPolicy as _;
+
+const BITS_PER_KEY: usize = 10;
+const RUNS: usize = 7;
+/// Each timed run repeats its work until it has taken at least this long.
+const MIN_RUN: Duration = Duration::from_millis(40);
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e3779b97f4a7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58476d1ce4e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d049bb133111eb);
+        z ^ (z >> 31)
+    }
+    fn keys(&mut self, n: usize, lengths: std::ops::RangeInclusive<usize>) -> Vec<Vec<u8>> {
+        let span = (lengths.end() - lengths.start() + 1) as u64;
+        (0..n)
+            .map(|_| {
+                let len = lengths.start() + (self.next() % span) as usize;
+                (0..len).map(|_| self.next() as u8).collect()
+            })
+            .collect()
+    }
+}
+
+/// Median ns per key of `work`, which handles `keys` keys per call.
+fn time(keys: usize, mut work: impl FnMut()) -> f64 {
+    let mut samples: Vec<f64> = (0..RUNS)
+        .map(|_| {
+            let start = Instant::now();
+            let mut calls = 0u64;
+            while start.elapsed() < MIN_RUN {
+                work();
+                calls += 1;
+            }
+            start.elapsed().as_nanos() as f64 / (calls as f64 * keys as f64)
+        })
+        .collect();
+    samples.sort_by(f64::total_cmp);
+    samples[RUNS / 2]
+}
+
+/// rusty-leveldb's filter input: keys concatenated, with their offsets.
+fn rusty_keys(keys: &[Vec<u8>]) -> (Vec<u8>, Vec<usize>) {
+    let mut data = Vec::new();
+    let mut offsets = Vec::new();
+    for key in keys {
+        offsets.push(data.len());
+        data.extend_from_slice(key);
+    }
+    (data, offsets)
+}
+
+/// rusty-leveldb keeps its FilterBlockBuilder private; this drives its public
+/// BloomPolicy as that builder does (same cuts, same layout).
+fn rusty_block(
+    policy: &rusty_leveldb::BloomPolicy,
+    keys: &[Vec<u8>],
+    per_block: usize,
+    stride: u64,
+) -> Vec<u8> {
+    struct Builder<'p> {
+        policy: &'p rusty_leveldb::BloomPolicy,
+        data: Vec<u8>,
+        offsets: Vec<usize>,
+        filters: Vec<u8>,
+        filter_offsets: Vec<usize>,
+    }
+    impl Builder<'_> {
+        fn cut(&mut self) {
+            self.filter_offsets.push(self.filters.len());
+            if !self.offsets.is_empty() {
+                let filter = self.policy.create_filter(&self.data, &self.offsets);
+                self.filters.extend_from_slice(&filter);
+                self.data.clear();
+                self.offsets.clear();
+            }
+        }
+    }
+    let mut b = Builder {
+        policy,
+        data: Vec::new(),
+        offsets: Vec::new(),
+        filters: Vec::new(),
+        filter_offsets: Vec::new(),
+    };
+    for (i, key) in keys.iter().enumerate() {
+        if i % per_block == 0 {
+            let index = (i / per_block) as u64 * stride / 2048;
+            while (b.filter_offsets.len() as u64) < index {
+                b.cut();
+            }
+        }
+        b.offsets.push(b.data.len());
+        b.data.extend_from_slice(key);
+    }
+    if !b.offsets.is_empty() {
+        b.cut();
+    }
+    let mut block = b.filters;
+    let array_offset = block.len() as u32;
+    for o in b.filter_offsets {
+        block.extend_from_slice(&(o as u32).to_le_bytes());
+    }
+    block.extend_from_slice(&array_offset.to_le_bytes());
+    block.push(11);
+    block
+}
+
+fn slices(keys: &[Vec<u8>]) -> Vec<&[u8]> {
+    keys.iter().map(Vec::as_slice).collect()
+}
+
+fn ours_create(policy: &BloomFilterPolicy, keys: &[&[u8]], dst: &mut Vec<u8>) {
+    dst.clear();
+    policy.create_filter(keys, dst);
+}
+
+fn ours_block(
+    builder: &mut FilterBlockBuilder<&BloomFilterPolicy>,
+    keys: &[Vec<u8>],
+    per_block: usize,
+    stride: u64,
+) -> usize {
+    builder.reset();
+    for (i, key) in keys.iter().enumerate() {
+        if i % per_block == 0 {
+            builder.start_block((i / per_block) as u64 * stride);
+        }
+        builder.add_key(key);
+    }
+    builder.finish().len()
+}
+
+/// One row of the table: ns per key for LevelDB, rusty-leveldb, this crate.
+struct Row {
+    kind: &'static str,
+    name: String,
+    leveldb: f64,
+    rusty: f64,
+    ours: f64,
+}
+
+fn fail(what: String) -> ! {
+    eprintln!("compare: {what}: the implementations disagree, nothing was timed");
+    std::process::exit(1)
+}
+
+fn main() {
+    if !leveldb_filter_oracle::AVAILABLE {
+        eprintln!("compare: LevelDB 1.23 is needed: apt-get install -y libleveldb-dev, then cargo clean -p leveldb-filter-oracle");
+        std::process::exit(1);
+    }
+    // `cargo bench` passes --bench; nothing else is taken.
+    let mut rng = Rng(42);
+    let leveldb = Bloom::new(BITS_PER_KEY as i32);
+    let rusty = rusty_leveldb::BloomPolicy::new(BITS_PER_KEY as u32);
+    let ours = BloomFilterPolicy::new(BITS_PER_KEY);
+    let mut rows = Vec::new();
+
+    let sets = [
+        ("n=100 16B", rng.keys(100, 16..=16)),
+        ("n=10000 16B", rng.keys(10_000, 16..=16)),
+        ("n=1000000 16B", rng.keys(1_000_000, 16..=16)),
+        ("n=10000 8..64B", rng.keys(10_000, 8..=64)),
+    ];
+    for (name, keys) in &sets {
+        let mut set = KeySet::new(keys);
+        let (data, offsets) = rusty_keys(keys);
+        let refs = slices(keys);
+        let mut dst = Vec::new();
+        // Identical bytes first.
+        leveldb.bench_create(&mut set);
+        ours_create(&ours, &refs, &mut dst);
+        let theirs = rusty.create_filter(&data, &offsets);
+        if set.output() != dst || theirs != dst {
+            fail(format!("create {name}"));
+        }
+        let filter = dst.clone();
+        rows.push(Row {
+            kind: "create",
+            name: name.to_string(),
+            leveldb: time(keys.len(), || {
+                black_box(leveldb.bench_create(&mut set));
+            }),
+            rusty: time(keys.len(), || {
+                black_box(rusty.create_filter(black_box(&data), &offsets));
+            }),
+            ours: time(keys.len(), || {
+                ours_create(&ours, black_box(&refs), &mut dst)
+            }),
+        });
+
+        // Queries: members and as many other keys, interleaved.
+        if keys.len() < 10_000 {
+            continue;
+        }
+        let others = rng.keys(keys.len(), 16..=16);
+        let probes: Vec<Vec<u8>> = keys
+            .iter()
+            .zip(&others)
+            .flat_map(|(a, b)| [a.clone(), b.clone()])
+            .collect();
+        let probe_set = KeySet::new(&probes);
+        let probe_refs = slices(&probes);
+        let expected: Vec<bool> = probes
+            .iter()
+            .map(|p| leveldb.key_may_match(p, &filter))
+            .collect();
+        let single: Vec<bool> = probe_refs
+            .iter()
+            .map(|p| ours.key_may_match(p, &filter))
+            .collect();
+        let mut batch = vec![false; probes.len()];
+        ours.key_may_match_batch(&probe_refs, &filter, &mut batch);
+        let theirs: Vec<bool> = probe_refs
+            .iter()
+            .map(|p| rusty.key_may_match(p, &filter))
+            .collect();
+        if single != expected || batch != expected || theirs != expected {
+            fail(format!("query {name}"));
+        }
+        let leveldb_query = time(probes.len(), || {
+            black_box(leveldb.bench_query(&probe_set, black_box(&filter)));
+        });
+        let rusty_query = time(probes.len(), || {
+            black_box(
+                probe_refs
+                    .iter()
+                    .filter(|p| rusty.key_may_match(p, black_box(&filter)))
+                    .count(),
+            );
+        });
+        for (kind, ours_time) in [
+            (
+                "single_query",
+                time(probes.len(), || {
+                    black_box(
+                        probe_refs
+                            .iter()
+                            .filter(|p| ours.key_may_match(p, black_box(&filter)))
+                            .count(),
+                    );
+                }),
+            ),
+            (
+                "batch_query",
+                time(probes.len(), || {
+                    ours.key_may_match_batch(
+                        black_box(&probe_refs),
+                        black_box(&filter),
+                        &mut batch,
+                    );
+                    black_box(&batch);
+                }),
+            ),
+        ] {
+            rows.push(Row {
+                kind,
+                name: format!("{name} half absent"),
+                leveldb: leveldb_query,
+                rusty: rusty_query,
+                ours: ours_time,
+            });
+        }
+    }
+
+    // A table-like stream: 1,000,000 keys in 4 KiB data blocks of 34 entries
+    // (16-byte keys, ~100-byte values), a block every 4,101 bytes.
+    let (per_block, stride) = (34, 4096 + 5);
+    let keys = &sets[2].1;
+    let mut set = KeySet::new(keys);
+    let mut builder = FilterBlockBuilder::new(&ours);
+    leveldb.bench_block(&mut set, per_block, stride);
+    ours_block(&mut builder, keys, per_block, stride);
+    if set.output() != builder.finish()
+        || rusty_block(&rusty, keys, per_block, stride) != builder.finish()
+    {
+        fail("block build".into());
+    }
+    rows.push(Row {
+        kind: "block_build",
+        name: "n=1000000 16B, 4 KiB blocks".into(),
+        leveldb: time(keys.len(), || {
+            black_box(leveldb.bench_block(&mut set, per_block, stride));
+        }),
+        rusty: time(keys.len(), || {
+            black_box(rusty_block(&rusty, black_box(keys), per_block, stride));
+        }),
+        ours: time(keys.len(), || {
+            black_box(ours_block(&mut builder, black_box(keys), per_block, stride));
+        }),
+    });
+
+    println!(
+        "{:<13} {:<32} {:>12} {:>12} {:>12} {:>9} {:>9}",
+        "work", "workload", "leveldb ns", "rusty ns", "ours ns", "vs ldb", "vs rusty"
+    );
+    for r in &rows {
+        println!(
+            "{:<13} {:<32} {:>12.2} {:>12.2} {:>12.2} {:>8.2}x {:>8.2}x",
+            r.kind,
+            r.name,
+            r.leveldb,
+            r.rusty,
+            r.ours,
+            r.leveldb / r.ours,
+            r.rusty / r.ours
+        );
+    }
+    let kinds = ["create", "single_query", "batch_query", "block_build"];
+    for (label, other) in [("ratio_vs_leveldb", 0), ("ratio_vs_rusty", 1)] {
+        let parts: Vec<String> = kinds
+            .iter()
+            .map(|kind| {
+                let mut ratios: Vec<f64> = rows
+                    .iter()
+                    .filter(|r| r.kind == *kind)
+                    .map(|r| {
+                        if other == 0 {
+                            r.leveldb / r.ours
+                        } else {
+                            r.rusty / r.ours
+                        }
+                    })
+                    .collect();
+                ratios.sort_by(f64::total_cmp);
+                let median = if ratios.len() % 2 == 1 {
+                    ratios[ratios.len() / 2]
+                } else {
+                    (ratios[ratios.len() / 2 - 1] + ratios[ratios.len() / 2]) / 2.0
+                };
+                format!("{kind}={median:.2}")
+            })
+            .collect();
+        println!("{label} {}", parts.join(" "));
+    }
+}

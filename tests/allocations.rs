@@ -1,0 +1,105 @@
+//! Queries allocate nothing, and a reused block builder allocates nothing per
+//! key (nor per filter) once its buffers have grown: counted by the allocator.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use leveldb_filter::{BloomFilterPolicy, FilterBlockBuilder, FilterBlockReader, FilterPolicy};
+
+/// Counts this thread's allocations (tests run on threads of their own).
+struct Counting;
+
+thread_local! {
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+// SAFETY: forwards every call to the system allocator unchanged; only counts.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.with(|a| a.set(a.get() + 1));
+        // SAFETY: same contract as ours.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as ours.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.with(|a| a.set(a.get() + 1));
+        // SAFETY: same contract as ours.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocations_during(f: impl FnOnce()) -> usize {
+    let before = ALLOCATIONS.with(Cell::get);
+    f();
+    ALLOCATIONS.with(Cell::get) - before
+}
+
+fn keys(n: usize, len: usize) -> Vec<Vec<u8>> {
+    (0..n)
+        .map(|i| (0..len).map(|j| (i * 31 + j * 7) as u8).collect())
+        .collect()
+}
+
+#[test]
+fn queries_allocate_nothing() {
+    let policy = BloomFilterPolicy::new(10);
+    let keys = keys(5000, 19);
+    let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+    let mut filter = Vec::new();
+    policy.create_filter(&refs, &mut filter);
+    let mut builder = FilterBlockBuilder::new(&policy);
+    for (i, key) in refs.iter().enumerate() {
+        if i % 20 == 0 {
+            builder.start_block(i as u64 * 200);
+        }
+        builder.add_key(key);
+    }
+    let block = builder.finish().to_vec();
+    let mut answers = vec![false; refs.len()];
+    let reader = FilterBlockReader::new(&policy, &block);
+
+    let mut hits = 0;
+    let counted = allocations_during(|| {
+        for key in &refs {
+            hits += usize::from(policy.key_may_match(key, &filter));
+        }
+        policy.key_may_match_batch(&refs, &filter, &mut answers);
+        for (i, key) in refs.iter().enumerate() {
+            hits += usize::from(reader.key_may_match(i as u64 / 20 * 4000, key));
+        }
+    });
+    assert_eq!(counted, 0);
+    assert_eq!(hits, 2 * refs.len(), "every key is there");
+    assert!(answers.iter().all(|&a| a));
+}
+
+#[test]
+fn a_reset_builder_allocates_nothing_in_steady_state() {
+    let policy = BloomFilterPolicy::new(10);
+    let keys = keys(20_000, 16);
+    let mut builder = FilterBlockBuilder::new(&policy);
+    let build = |builder: &mut FilterBlockBuilder<&BloomFilterPolicy>| {
+        builder.reset();
+        for (i, key) in keys.iter().enumerate() {
+            if i % 34 == 0 {
+                builder.start_block((i / 34) as u64 * 4101);
+            }
+            builder.add_key(key);
+        }
+        builder.finish().len()
+    };
+    let first = build(&mut builder); // grows the buffers
+    let mut second = 0;
+    let counted = allocations_during(|| second = build(&mut builder));
+    assert_eq!(
+        counted, 0,
+        "allocations while building a second table's block"
+    );
+    assert_eq!(first, second);
+}
