@@ -6,6 +6,7 @@
 //! rotated right by 17 bits and all arithmetic on 32 bits.
 
 use crate::hash::{hash, HashVariant};
+use crate::simd::{self, Kernel, LANES};
 use crate::FilterPolicy;
 
 const SEED: u32 = 0xbc9f1d34;
@@ -104,14 +105,17 @@ impl FilterPolicy for BloomFilterPolicy {
         dst.resize(start + bytes, 0);
         dst.push(self.k as u8);
         let array = &mut dst[start..start + bytes];
-        let probes = Probes::new(bytes * 8);
-        for key in keys {
-            let mut probe = probes.start(hash(key, SEED, self.variant));
-            for _ in 0..self.k {
-                let pos = probe.next(&probes);
-                array[pos / 8] |= 1 << (pos % 8);
+        let modulus = Modulus::new(bytes * 8);
+        let k = self.k;
+        for_each_block(keys, self.variant, &modulus, k, |block, rows| {
+            for (group, rows) in block.chunks(LANES).zip(rows.chunks(k)) {
+                for row in rows {
+                    for &pos in &row[..group.len()] {
+                        array[pos as usize / 8] |= 1 << (pos % 8);
+                    }
+                }
             }
-        }
+        });
     }
 
     fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool {
@@ -130,11 +134,67 @@ impl FilterPolicy for BloomFilterPolicy {
     }
 }
 
+/// Rows of probe positions a block holds.
+const BLOCK_ROWS: usize = 96;
+const _: () = assert!(BLOCK_ROWS >= 30, "a block holds a group's rows at k = 30");
+
+/// Calls `f(keys, rows)` for blocks of keys, `rows` holding k rows of
+/// positions per group of 16 keys: each block's keys are hashed, then their
+/// positions computed, then handed over, so that the SIMD work of a block's
+/// groups overlaps.
+fn for_each_block(
+    keys: &[&[u8]],
+    variant: HashVariant,
+    modulus: &Modulus,
+    k: usize,
+    mut f: impl FnMut(&[&[u8]], &[[u32; LANES]]),
+) {
+    if k == 0 {
+        return f(keys, &[]);
+    }
+    let kernel = Kernel::detect();
+    let groups = (BLOCK_ROWS / k).max(1);
+    let mut hashes = [[0u32; LANES]; BLOCK_ROWS];
+    let mut rows = [[0u32; LANES]; BLOCK_ROWS];
+    for block in keys.chunks(groups * LANES) {
+        let count = block.len().div_ceil(LANES);
+        for (hashes, group) in hashes.iter_mut().zip(block.chunks(LANES)) {
+            *hashes = simd::hash16(kernel, group, SEED, variant).unwrap_or_else(|| {
+                let mut hashes = [0u32; LANES];
+                for (h, key) in hashes.iter_mut().zip(group) {
+                    *h = hash(key, SEED, variant);
+                }
+                hashes
+            });
+        }
+        let rows = &mut rows[..count * k];
+        if !simd::positions(kernel, &hashes[..count], modulus.bits, rows) {
+            scalar_positions(&hashes[..count], modulus, rows);
+        }
+        f(block, rows);
+    }
+}
+
+/// The scalar reference for [`simd::positions`].
+fn scalar_positions(hashes: &[[u32; LANES]], modulus: &Modulus, rows: &mut [[u32; LANES]]) {
+    let k = rows.len() / hashes.len();
+    for (group, rows) in hashes.iter().zip(rows.chunks_mut(k)) {
+        for (lane, &h) in group.iter().enumerate() {
+            let delta = h.rotate_right(17);
+            let mut h = h;
+            for row in rows.iter_mut() {
+                row[lane] = modulus.reduce(h) as u32;
+                h = h.wrapping_add(delta);
+            }
+        }
+    }
+}
+
 /// A filter's bytes read once for lookups: the bit array, k and the reduction.
 struct BloomFilter<'a> {
     array: &'a [u8],
     k: u8,
-    probes: Probes,
+    modulus: Modulus,
 }
 
 impl<'a> BloomFilter<'a> {
@@ -152,7 +212,7 @@ impl<'a> BloomFilter<'a> {
                 Ok(BloomFilter {
                     array,
                     k,
-                    probes: Probes::new(array.len() * 8),
+                    modulus: Modulus::new(array.len() * 8),
                 })
             }
             _ => Err(false),
@@ -166,184 +226,159 @@ impl<'a> BloomFilter<'a> {
 
     /// LevelDB's `KeyMayMatch` for a key whose Bloom hash is `h`.
     #[inline]
-    fn contains_hash(&self, h: u32) -> bool {
-        let mut probe = self.probes.start(h);
+    fn contains_hash(&self, mut h: u32) -> bool {
+        let delta = h.rotate_right(17);
         for _ in 0..self.k {
-            if !self.bit(probe.next(&self.probes)) {
+            if !self.bit(self.modulus.reduce(h)) {
                 return false;
             }
+            h = h.wrapping_add(delta);
         }
         true
     }
 
-    /// Many keys: hashed in groups, then probed without branching on the bits,
-    /// so that the loads of several keys are in flight at once.
+    /// Many keys, 16 at a time, probed without branching on the bits so that
+    /// the loads of several keys are in flight at once.
     fn contains_batch(&self, keys: &[&[u8]], variant: HashVariant, out: &mut [bool]) {
-        const GROUP: usize = 16;
-        for (keys, out) in keys.chunks(GROUP).zip(out.chunks_mut(GROUP)) {
-            let mut probes = [Probe::default(); GROUP];
-            for (probe, key) in probes.iter_mut().zip(keys) {
-                *probe = self.probes.start(hash(key, SEED, variant));
-            }
-            for (probe, answer) in probes.iter_mut().zip(out.iter_mut()) {
-                let mut all = true;
-                for _ in 0..self.k {
-                    all &= self.bit(probe.next(&self.probes));
+        let k = usize::from(self.k);
+        let mut answers = out.chunks_mut(LANES);
+        for_each_block(keys, variant, &self.modulus, k, |block, rows| {
+            for (group, rows) in block.chunks(LANES).zip(rows.chunks(k)) {
+                let Some(out) = answers.next() else { return };
+                for (lane, answer) in out.iter_mut().enumerate().take(group.len()) {
+                    *answer = rows.iter().fold(true, |all, row| all & self.bit(row[lane] as usize));
                 }
-                *answer = all;
             }
-        }
+        });
     }
 }
 
-/// The probe sequence `(h + j * delta) % bits`, j = 0..k, with LevelDB's 32-bit
-/// wrap-around in `h + j * delta`, computed without a division per probe.
-///
-/// LevelDB takes `h % bits` with `h` widened to `size_t`. Below 2^32 bits the
-/// remainders of h and delta are taken once, by Lemire's fastmod (exact for
-/// every 32-bit dividend and divisor), and each next position is the previous
-/// plus `delta % bits`, less `2^32 % bits` when the 32-bit sum wraps. From
-/// 2^32 bits on, every position is `h` itself.
+/// `h % bits` as LevelDB computes it, with `h` widened to `size_t`: from 2^32
+/// bits on, the position is `h` itself. Below, Lemire's fastmod: with
+/// `m = u64::MAX / bits + 1`, `h % bits` is the high 64 bits of
+/// `(m * h mod 2^64) * bits`, exactly, for every 32-bit `h` and `bits`; one
+/// division per filter instead of one per probe.
 #[derive(Clone, Copy, Debug)]
-struct Probes {
+pub(crate) struct Modulus {
     /// The number of bits, or 0 for 2^32 bits and more.
-    bits: u64,
-    /// `u64::MAX / bits + 1`, Lemire's multiplier.
+    pub(crate) bits: u64,
     m: u64,
-    /// `2^32 % bits`.
-    wrap: u64,
 }
 
-/// Where one key's probing stands.
-#[derive(Clone, Copy, Debug, Default)]
-struct Probe {
-    h: u32,
-    delta: u32,
-    pos: u64,
-    step: u64,
-}
-
-impl Probes {
+impl Modulus {
     #[inline]
-    fn new(bits: usize) -> Self {
+    pub(crate) fn new(bits: usize) -> Self {
         match u32::try_from(bits) {
-            Ok(bits) => {
-                let bits = u64::from(bits);
-                Probes {
-                    bits,
-                    m: (u64::MAX / bits).wrapping_add(1),
-                    wrap: (1u64 << 32) % bits,
-                }
-            }
-            Err(_) => Probes {
-                bits: 0,
-                m: 0,
-                wrap: 0,
+            Ok(bits) => Modulus {
+                bits: u64::from(bits),
+                m: (u64::MAX / u64::from(bits)).wrapping_add(1),
             },
+            Err(_) => Modulus { bits: 0, m: 0 },
         }
     }
 
-    /// `a % bits` for a 32-bit `a`.
     #[inline]
-    fn reduce(&self, a: u32) -> u64 {
-        let low = self.m.wrapping_mul(u64::from(a));
-        ((u128::from(low) * u128::from(self.bits)) >> 64) as u64
-    }
-
-    #[inline]
-    fn start(&self, h: u32) -> Probe {
-        let delta = h.rotate_right(17);
-        Probe {
-            h,
-            delta,
-            pos: self.reduce(h),
-            step: self.reduce(delta),
+    pub(crate) fn reduce(&self, h: u32) -> usize {
+        if self.bits == 0 {
+            return h as usize;
         }
-    }
-}
-
-impl Probe {
-    /// This probe's bit position; moves on to the next.
-    #[inline]
-    fn next(&mut self, probes: &Probes) -> usize {
-        if probes.bits == 0 {
-            let pos = self.h as usize;
-            self.h = self.h.wrapping_add(self.delta);
-            return pos;
-        }
-        let pos = self.pos as usize;
-        let (h, wrapped) = self.h.overflowing_add(self.delta);
-        self.h = h;
-        // pos + step - (wrapped ? 2^32 % bits : 0), kept in [0, bits).
-        let mut next = self.pos + self.step;
-        if next >= probes.bits {
-            next -= probes.bits;
-        }
-        if wrapped {
-            next = if next >= probes.wrap {
-                next - probes.wrap
-            } else {
-                next + probes.bits - probes.wrap
-            };
-        }
-        self.pos = next;
-        pos
+        let low = self.m.wrapping_mul(u64::from(h));
+        ((u128::from(low) * u128::from(self.bits)) >> 64) as usize
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::Probes;
+    use super::{scalar_positions, Modulus, LANES};
+    use crate::simd::Kernel;
+    use crate::{hash, HashVariant};
     use quickcheck::{QuickCheck, TestResult};
 
     /// LevelDB's positions: `(h + j * delta) % bits`, h widened to 64 bits.
     fn naive(h: u32, bits: u64, k: usize) -> Vec<usize> {
         let delta = h.rotate_right(17);
-        (0..k as u32)
-            .map(|j| (u64::from(h.wrapping_add(j.wrapping_mul(delta))) % bits) as usize)
-            .collect()
-    }
-
-    fn fast(h: u32, bits: u64, k: usize) -> Vec<usize> {
-        let probes = Probes::new(bits as usize);
-        let mut probe = probes.start(h);
-        (0..k).map(|_| probe.next(&probes)).collect()
+        (0..k as u32).map(|j| (u64::from(h.wrapping_add(j.wrapping_mul(delta))) % bits) as usize).collect()
     }
 
     #[test]
-    fn probe_positions_match_leveldb_for_any_filter_size() {
+    fn reduction_matches_leveldb_for_any_filter_size() {
         fn prop(h: u32, bytes: u64) -> TestResult {
             // Every size from 64 bits to past 2^32 bits (where LevelDB's
             // position is h itself).
             let bits = 64 + (bytes % (1 << 30)) * 8;
-            TestResult::from_bool(fast(h, bits, 30) == naive(h, bits, 30))
+            let modulus = Modulus::new(bits as usize);
+            let delta = h.rotate_right(17);
+            let fast: Vec<usize> = (0..30u32).map(|j| modulus.reduce(h.wrapping_add(j.wrapping_mul(delta)))).collect();
+            TestResult::from_bool(fast == naive(h, bits, 30))
         }
-        QuickCheck::new()
-            .tests(20_000)
-            .quickcheck(prop as fn(u32, u64) -> TestResult);
-        for bits in [
-            64,
-            72,
-            1 << 20,
-            (1 << 32) - 8,
-            1 << 32,
-            (1 << 32) + 8,
-            1 << 40,
-        ] {
-            for h in [
-                0,
-                1,
-                0x7fff_ffff,
-                0x8000_0000,
-                0xdead_beef,
-                u32::MAX - 1,
-                u32::MAX,
-            ] {
-                assert_eq!(
-                    fast(h, bits, 30),
-                    naive(h, bits, 30),
-                    "h {h:#x} bits {bits}"
-                );
+        QuickCheck::new().tests(20_000).quickcheck(prop as fn(u32, u64) -> TestResult);
+        for bits in [64, 72, 1 << 20, (1 << 32) - 8, 1 << 32, (1 << 32) + 8, 1 << 40] {
+            let modulus = Modulus::new(bits as usize);
+            for h in [0, 1, 0x7fff_ffff, 0x8000_0000, 0xdead_beef, u32::MAX - 1, u32::MAX] {
+                assert_eq!(modulus.reduce(h), (u64::from(h) % bits) as usize, "h {h:#x} bits {bits}");
+            }
+        }
+    }
+
+    /// The kernel this CPU runs against the scalar one and LevelDB's formula:
+    /// keys of one length (the SIMD hash) and of mixed lengths, both variants.
+    #[test]
+    fn kernels_agree_on_positions() {
+        fn prop(keys: Vec<Vec<u8>>, same_len: u8, bytes: u32, signed: bool) -> TestResult {
+            let mut keys: Vec<Vec<u8>> = keys.into_iter().take(LANES).collect();
+            if same_len % 2 == 0 {
+                let len = usize::from(same_len % 40);
+                for k in &mut keys {
+                    k.resize(len, 0x9c);
+                }
+            }
+            let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+            let variant = if signed { HashVariant::Signed } else { HashVariant::Unsigned };
+            let bits = 64 + u64::from(bytes % (1 << 27)) * 8;
+            let modulus = Modulus::new(bits as usize);
+            let kernel = Kernel::detect();
+            let mut hashes = [[0u32; LANES]; 1];
+            for (h, key) in hashes[0].iter_mut().zip(&refs) {
+                *h = hash(key, 0xbc9f1d34, variant);
+            }
+            if let Some(simd) = crate::simd::hash16(kernel, &refs, 0xbc9f1d34, variant) {
+                if simd != hashes[0] {
+                    return TestResult::failed();
+                }
+            }
+            let mut want = [[0u32; LANES]; 30];
+            scalar_positions(&hashes, &modulus, &mut want);
+            for (lane, key) in refs.iter().enumerate() {
+                let naive = naive(hash(key, 0xbc9f1d34, variant), bits, 30);
+                if (0..30).any(|j| want[j][lane] as usize != naive[j]) {
+                    return TestResult::failed();
+                }
+            }
+            let mut got = [[0u32; LANES]; 30];
+            if !crate::simd::positions(kernel, &hashes, bits, &mut got) {
+                return TestResult::from_bool(kernel == Kernel::Scalar || bits > 1 << 31);
+            }
+            TestResult::from_bool((0..30).all(|j| got[j][..refs.len()] == want[j][..refs.len()]))
+        }
+        QuickCheck::new().tests(5_000).quickcheck(prop as fn(Vec<Vec<u8>>, u8, u32, bool) -> TestResult);
+    }
+
+    /// The SIMD hash on every key length it takes, tails with bytes >= 0x80.
+    #[test]
+    fn simd_hash_matches_scalar_on_every_length() {
+        let kernel = Kernel::detect();
+        for len in 0..=70usize {
+            let keys: Vec<Vec<u8>> =
+                (0..LANES).map(|i| (0..len).map(|j| (i * 37 + j * 101 + 0x70) as u8).collect()).collect();
+            let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+            for variant in [HashVariant::Unsigned, HashVariant::Signed] {
+                let simd = crate::simd::hash16(kernel, &refs, 0xbc9f1d34, variant);
+                assert_eq!(simd.is_some(), kernel == Kernel::Avx512 && len >= 4, "len {len}");
+                if let Some(hashes) = simd {
+                    for (h, key) in hashes.iter().zip(&refs) {
+                        assert_eq!(*h, hash(key, 0xbc9f1d34, variant), "len {len} {variant:?}");
+                    }
+                }
             }
         }
     }

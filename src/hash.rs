@@ -39,17 +39,16 @@ pub fn hash(data: &[u8], seed: u32, variant: HashVariant) -> u32 {
         h = h.wrapping_add(LittleEndian::read_u32(w)).wrapping_mul(M);
         h ^= h >> 16;
     }
-    let tail = words.remainder();
-    if tail.is_empty() {
-        return h;
-    }
     let byte = |b: u8| match variant {
         HashVariant::Unsigned => u32::from(b),
         HashVariant::Signed => b as i8 as i32 as u32,
     };
-    for (i, &b) in tail.iter().enumerate().rev() {
-        h = h.wrapping_add(byte(b) << (8 * i));
-    }
-    h = h.wrapping_mul(M);
+    let tail = match *words.remainder() {
+        [] => return h,
+        [a] => byte(a),
+        [a, b] => byte(a).wrapping_add(byte(b) << 8),
+        [a, b, c, ..] => byte(a).wrapping_add(byte(b) << 8).wrapping_add(byte(c) << 16),
+    };
+    h = h.wrapping_add(tail).wrapping_mul(M);
     h ^ (h >> 24)
 }
