@@ -47,24 +47,35 @@ fn avx512_available() -> bool {
     false
 }
 
-/// Hashes 16 keys that all have the same length, at least 4 bytes, with
-/// LevelDB's `Hash`; `None` when this kernel cannot (the caller then hashes
-/// them one by one).
+/// LevelDB's `Hash` of up to 16 keys of any lengths at once; `None` when
+/// this kernel cannot (the caller then hashes them one by one).
 #[inline]
 pub(crate) fn hash16(kernel: Kernel, keys: &[&[u8]], seed: u32, variant: HashVariant) -> Option<[u32; LANES]> {
-    let len = keys.first()?.len();
-    if kernel != Kernel::Avx512 || keys.len() != LANES || len < 4 || keys.iter().any(|k| k.len() != len) {
+    if kernel != Kernel::Avx512 || keys.is_empty() || keys.len() > LANES {
         return None;
+    }
+    // Missing lanes hash an empty key; their results are not used.
+    let mut lanes: [&[u8]; LANES] = [&[]; LANES];
+    lanes[..keys.len()].copy_from_slice(keys);
+    // The tail (the last len % 4 bytes) of each key as LevelDB adds it.
+    let mut tails = [0u32; LANES];
+    for (tail, key) in tails.iter_mut().zip(&lanes) {
+        let bytes = &key[key.len() / 4 * 4..];
+        let unsigned = bytes.iter().rev().fold(0u32, |acc, &b| acc << 8 | u32::from(b));
+        *tail = match variant {
+            HashVariant::Unsigned => unsigned,
+            // Each byte >= 0x80 sign-extended: byte j adds -2^(8j+8) more.
+            HashVariant::Signed => unsigned.wrapping_sub((unsigned & 0x0080_8080) << 1),
+        };
     }
     #[cfg(target_arch = "x86_64")]
     {
-        // SAFETY: the kernel is Avx512 only when the CPU has AVX-512F and VL; the
-        // keys are 16 slices of `len >= 4` bytes, as `avx512::hash16` needs.
-        Some(unsafe { avx512::hash16(keys, len, seed, variant) })
+        // SAFETY: the kernel is Avx512 only when the CPU has AVX-512F and VL.
+        Some(unsafe { avx512::hash16(&lanes, &tails, seed) })
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let _ = (seed, variant);
+        let _ = seed;
         None
     }
 }
@@ -100,69 +111,60 @@ mod avx512 {
     use std::arch::x86_64::*;
 
     use super::LANES;
-    use crate::HashVariant;
 
     const M: i32 = 0xc6a4a793_u32 as i32;
 
-    /// LevelDB's `Hash` of 16 keys of `len >= 4` bytes each, in 16 lanes.
+    /// LevelDB's `Hash` of 16 keys, in 16 lanes: each key's whole words in
+    /// rounds (a lane sits out the rounds past its length), then its tail,
+    /// given in `tails` as LevelDB adds it.
     ///
     /// # Safety
-    /// The CPU must have AVX-512F and VL; `keys` must hold 16 slices of `len` bytes.
+    /// The CPU must have AVX-512F and VL.
     #[target_feature(enable = "avx512f,avx512vl")]
-    pub(super) unsafe fn hash16(keys: &[&[u8]], len: usize, seed: u32, variant: HashVariant) -> [u32; LANES] {
-        // Gather addresses as offsets from the first key's start.
-        let base = keys[0].as_ptr();
-        let mut offsets = [0i64; LANES];
-        for (o, k) in offsets.iter_mut().zip(keys) {
-            *o = (k.as_ptr() as i64).wrapping_sub(base as i64);
-        }
-        // SAFETY: `offsets` is 16 i64s: two unaligned 64-byte loads.
-        let (lo, hi) = unsafe {
-            (
-                _mm512_loadu_si512(offsets.as_ptr().cast()),
-                _mm512_loadu_si512(offsets.as_ptr().add(8).cast()),
-            )
-        };
-        // SAFETY (for each call below): `at + 4 <= len`, so every 4-byte read
-        // lies inside its key.
-        let word = |at: usize| unsafe { gather(base, lo, hi, at) };
+    pub(super) unsafe fn hash16(keys: &[&[u8]; LANES], tails: &[u32; LANES], seed: u32) -> [u32; LANES] {
         let m = _mm512_set1_epi32(M);
-        let mut h = _mm512_set1_epi32((seed ^ (len as u32).wrapping_mul(M as u32)) as i32);
-        let words = len / 4;
         let round = |h: __m512i, w: __m512i| {
             let h = _mm512_mullo_epi32(_mm512_add_epi32(h, w), m);
             _mm512_xor_si512(h, _mm512_srli_epi32::<16>(h))
         };
-        // Whole words, 16 bytes of each key at a time, transposed so that a
-        // register holds one word of every key.
-        for chunk in (0..words).step_by(4) {
-            let count = (words - chunk).min(4);
-            // SAFETY: each key has `count` whole words at byte 4 * chunk.
-            let [w0, w1, w2, w3] = unsafe { transpose16(keys, 4 * chunk, count) };
-            for w in [w0, w1, w2, w3].into_iter().take(count) {
-                h = round(h, w);
-            }
-        }
-        let tail = len % 4;
-        if tail > 0 {
-            // The last 4 bytes of each key hold its tail in their top `tail` bytes.
-            let last = _mm512_srlv_epi32(word(len - 4), _mm512_set1_epi32(8 * (4 - tail) as i32));
-            let add = match variant {
-                HashVariant::Unsigned => last,
-                HashVariant::Signed => {
-                    // Each tail byte sign-extended, then shifted into place.
-                    let mut sum = _mm512_setzero_si512();
-                    for j in 0..tail {
-                        let byte = _mm512_and_si512(_mm512_srlv_epi32(last, _mm512_set1_epi32(8 * j as i32)), _mm512_set1_epi32(0xff));
-                        let signed = _mm512_sub_epi32(_mm512_xor_si512(byte, _mm512_set1_epi32(0x80)), _mm512_set1_epi32(0x80));
-                        sum = _mm512_add_epi32(sum, _mm512_sllv_epi32(signed, _mm512_set1_epi32(8 * j as i32)));
-                    }
-                    sum
+        let len = keys[0].len();
+        let (mut h, has_tail) = if keys.iter().all(|k| k.len() == len) {
+            // One length: every lane runs every round.
+            let words = [(len / 4) as u32; LANES];
+            let mut h = _mm512_set1_epi32((seed ^ (len as u32).wrapping_mul(M as u32)) as i32);
+            for chunk in (0..len / 4).step_by(4) {
+                // SAFETY: `transpose16` reads only the words each key has.
+                let ws = unsafe { transpose16(keys, &words, chunk) };
+                for w in ws.into_iter().take(len / 4 - chunk) {
+                    h = round(h, w);
                 }
-            };
-            h = _mm512_add_epi32(h, add);
-            h = _mm512_mullo_epi32(h, m);
-            h = _mm512_xor_si512(h, _mm512_srli_epi32::<24>(h));
+            }
+            (h, if len % 4 == 0 { 0 } else { 0xffff })
+        } else {
+            let lens = keys.map(|k| k.len() as u32);
+            let words = lens.map(|len| len / 4);
+            let most = words.iter().copied().max().unwrap_or(0) as usize;
+            // SAFETY: the arrays are 16 u32s, 64 bytes.
+            let (lens, words_v) =
+                unsafe { (_mm512_loadu_si512(lens.as_ptr().cast()), _mm512_loadu_si512(words.as_ptr().cast())) };
+            let mut h = _mm512_xor_si512(_mm512_set1_epi32(seed as i32), _mm512_mullo_epi32(lens, m));
+            for chunk in (0..most).step_by(4) {
+                // SAFETY: `transpose16` reads only the words each key has.
+                let ws = unsafe { transpose16(keys, &words, chunk) };
+                for (i, w) in ws.into_iter().enumerate().take(most - chunk) {
+                    // Lanes whose key has a word `chunk + i`.
+                    let active = _mm512_cmpgt_epu32_mask(words_v, _mm512_set1_epi32((chunk + i) as i32));
+                    h = _mm512_mask_mov_epi32(h, active, round(h, w));
+                }
+            }
+            (h, _mm512_test_epi32_mask(lens, _mm512_set1_epi32(3)))
+        };
+        if has_tail != 0 {
+            // SAFETY: `tails` is 16 u32s, 64 bytes.
+            let tails = unsafe { _mm512_loadu_si512(tails.as_ptr().cast()) };
+            let last = _mm512_mullo_epi32(_mm512_add_epi32(h, tails), m);
+            let last = _mm512_xor_si512(last, _mm512_srli_epi32::<24>(last));
+            h = _mm512_mask_mov_epi32(h, has_tail, last);
         }
         let mut out = [0u32; LANES];
         // SAFETY: `out` is 64 bytes.
@@ -170,27 +172,32 @@ mod avx512 {
         out
     }
 
-    /// Words `at/4 .. at/4 + count` (count <= 4) of 16 keys: the 16 bytes of
-    /// each key from byte `at` (masked to `count` words), four keys to a
-    /// register, then transposed: result i holds word i of every key.
+    /// Words `chunk .. chunk + 4` of 16 keys, four keys to a register, then
+    /// transposed: result i holds word `chunk + i` of every key (0 past a
+    /// key's `words[key]` whole words).
     ///
     /// # Safety
-    /// The CPU must have AVX-512F and VL; each key must have `4 * count`
-    /// readable bytes at `at`.
+    /// The CPU must have AVX-512F and VL.
     #[inline]
     #[target_feature(enable = "avx512f,avx512vl")]
-    unsafe fn transpose16(keys: &[&[u8]], at: usize, count: usize) -> [__m512i; 4] {
-        let mask: __mmask8 = (1u8 << count) - 1;
-        let load = |key: &[u8]| -> __m128i {
-            // SAFETY: masked-off words are not read (no fault); the `count`
-            // words read lie inside the key (caller's guarantee).
-            unsafe { _mm_maskz_loadu_epi32(mask, key.as_ptr().add(at).cast()) }
+    unsafe fn transpose16(keys: &[&[u8]; LANES], words: &[u32; LANES], chunk: usize) -> [__m512i; 4] {
+        let load = |i: usize| -> __m128i {
+            let count = (words[i] as usize).saturating_sub(chunk).min(4);
+            if count == 0 {
+                // No load at all: a fully masked load from an address that
+                // may be dangling (an empty key's) is slow on some CPUs.
+                return _mm_setzero_si128();
+            }
+            let mask: __mmask8 = (1u8 << count) - 1;
+            // SAFETY: the `count` words read are whole words of the key, and
+            // masked-off words are neither read nor able to fault.
+            unsafe { _mm_maskz_loadu_epi32(mask, keys[i].as_ptr().wrapping_add(4 * chunk).cast()) }
         };
         let four = |i: usize| -> __m512i {
-            let v = _mm512_castsi128_si512(load(keys[i]));
-            let v = _mm512_inserti32x4::<1>(v, load(keys[i + 1]));
-            let v = _mm512_inserti32x4::<2>(v, load(keys[i + 2]));
-            _mm512_inserti32x4::<3>(v, load(keys[i + 3]))
+            let v = _mm512_castsi128_si512(load(i));
+            let v = _mm512_inserti32x4::<1>(v, load(i + 1));
+            let v = _mm512_inserti32x4::<2>(v, load(i + 2));
+            _mm512_inserti32x4::<3>(v, load(i + 3))
         };
         // Within each register, word-major: [k0w0 k1w0 k2w0 k3w0 | k0w1 ...].
         let by_word = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
@@ -209,25 +216,6 @@ mod avx512 {
             _mm512_shuffle_i32x4::<0b10_00_10_00>(ab23, cd23),
             _mm512_shuffle_i32x4::<0b11_01_11_01>(ab23, cd23),
         ]
-    }
-
-    /// The 32-bit word at byte `at` of 16 keys, whose starts are `base` plus
-    /// the offsets in `lo` (keys 0..8) and `hi` (keys 8..16).
-    ///
-    /// # Safety
-    /// The CPU must have AVX-512F; each key must have 4 readable bytes at `at`.
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    unsafe fn gather(base: *const u8, lo: __m512i, hi: __m512i, at: usize) -> __m512i {
-        let at = _mm512_set1_epi64(at as i64);
-        // SAFETY: the caller guarantees every address is readable for 4 bytes.
-        let (a, b) = unsafe {
-            (
-                _mm512_i64gather_epi32::<1>(_mm512_add_epi64(lo, at), base.cast()),
-                _mm512_i64gather_epi32::<1>(_mm512_add_epi64(hi, at), base.cast()),
-            )
-        };
-        _mm512_inserti64x4::<1>(_mm512_castsi256_si512(a), b)
     }
 
     /// `h % d` for 8 lanes of 32-bit `h`, in doubles: the quotient from the
