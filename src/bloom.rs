@@ -260,7 +260,9 @@ impl<'a> BloomFilter<'a> {
             for rows in rows.chunks(k) {
                 let Some(out) = answers.next() else { return };
                 for (lane, answer) in out.iter_mut().enumerate() {
-                    *answer = rows.iter().fold(true, |all, row| all & self.bit(row[lane] as usize));
+                    *answer = rows
+                        .iter()
+                        .fold(true, |all, row| all & self.bit(row[lane] as usize));
                 }
             }
         });
@@ -311,7 +313,9 @@ mod tests {
     /// LevelDB's positions: `(h + j * delta) % bits`, h widened to 64 bits.
     fn naive(h: u32, bits: u64, k: usize) -> Vec<usize> {
         let delta = h.rotate_right(17);
-        (0..k as u32).map(|j| (u64::from(h.wrapping_add(j.wrapping_mul(delta))) % bits) as usize).collect()
+        (0..k as u32)
+            .map(|j| (u64::from(h.wrapping_add(j.wrapping_mul(delta))) % bits) as usize)
+            .collect()
     }
 
     #[test]
@@ -322,14 +326,38 @@ mod tests {
             let bits = 64 + (bytes % (1 << 30)) * 8;
             let modulus = Modulus::new(bits as usize);
             let delta = h.rotate_right(17);
-            let fast: Vec<usize> = (0..30u32).map(|j| modulus.reduce(h.wrapping_add(j.wrapping_mul(delta)))).collect();
+            let fast: Vec<usize> = (0..30u32)
+                .map(|j| modulus.reduce(h.wrapping_add(j.wrapping_mul(delta))))
+                .collect();
             TestResult::from_bool(fast == naive(h, bits, 30))
         }
-        QuickCheck::new().tests(20_000).quickcheck(prop as fn(u32, u64) -> TestResult);
-        for bits in [64, 72, 1 << 20, (1 << 32) - 8, 1 << 32, (1 << 32) + 8, 1 << 40] {
+        QuickCheck::new()
+            .tests(20_000)
+            .quickcheck(prop as fn(u32, u64) -> TestResult);
+        for bits in [
+            64,
+            72,
+            1 << 20,
+            (1 << 32) - 8,
+            1 << 32,
+            (1 << 32) + 8,
+            1 << 40,
+        ] {
             let modulus = Modulus::new(bits as usize);
-            for h in [0, 1, 0x7fff_ffff, 0x8000_0000, 0xdead_beef, u32::MAX - 1, u32::MAX] {
-                assert_eq!(modulus.reduce(h), (u64::from(h) % bits) as usize, "h {h:#x} bits {bits}");
+            for h in [
+                0,
+                1,
+                0x7fff_ffff,
+                0x8000_0000,
+                0xdead_beef,
+                u32::MAX - 1,
+                u32::MAX,
+            ] {
+                assert_eq!(
+                    modulus.reduce(h),
+                    (u64::from(h) % bits) as usize,
+                    "h {h:#x} bits {bits}"
+                );
             }
         }
     }
@@ -340,14 +368,18 @@ mod tests {
     fn kernels_agree_on_positions() {
         fn prop(keys: Vec<Vec<u8>>, same_len: u8, bytes: u32, signed: bool) -> TestResult {
             let mut keys: Vec<Vec<u8>> = keys.into_iter().take(LANES).collect();
-            if same_len % 2 == 0 {
+            if same_len.is_multiple_of(2) {
                 let len = usize::from(same_len % 40);
                 for k in &mut keys {
                     k.resize(len, 0x9c);
                 }
             }
             let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
-            let variant = if signed { HashVariant::Signed } else { HashVariant::Unsigned };
+            let variant = if signed {
+                HashVariant::Signed
+            } else {
+                HashVariant::Unsigned
+            };
             let bits = 64 + u64::from(bytes % (1 << 27)) * 8;
             let modulus = Modulus::new(bits as usize);
             let kernel = Kernel::detect();
@@ -374,7 +406,9 @@ mod tests {
             }
             TestResult::from_bool((0..30).all(|j| got[j][..refs.len()] == want[j][..refs.len()]))
         }
-        QuickCheck::new().tests(5_000).quickcheck(prop as fn(Vec<Vec<u8>>, u8, u32, bool) -> TestResult);
+        QuickCheck::new()
+            .tests(5_000)
+            .quickcheck(prop as fn(Vec<Vec<u8>>, u8, u32, bool) -> TestResult);
     }
 
     /// The SIMD hash on 16 keys of every length, and of mixed lengths, tails
@@ -384,14 +418,24 @@ mod tests {
         let kernel = Kernel::detect();
         for first in 0..=70usize {
             let keys: Vec<Vec<u8>> = (0..LANES)
-                .map(|i| (0..(first + i * 7) % 71).map(|j| (i * 29 + j * 83 + 0x7e) as u8).collect())
+                .map(|i| {
+                    (0..(first + i * 7) % 71)
+                        .map(|j| (i * 29 + j * 83 + 0x7e) as u8)
+                        .collect()
+                })
                 .collect();
             let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
             for variant in [HashVariant::Unsigned, HashVariant::Signed] {
                 for n in [1, 5, LANES] {
-                    if let Some(hashes) = crate::simd::hash16(kernel, &refs[..n], 0xbc9f1d34, variant) {
+                    if let Some(hashes) =
+                        crate::simd::hash16(kernel, &refs[..n], 0xbc9f1d34, variant)
+                    {
                         for (h, key) in hashes.iter().zip(&refs[..n]) {
-                            assert_eq!(*h, hash(key, 0xbc9f1d34, variant), "{key:02x?} {variant:?}");
+                            assert_eq!(
+                                *h,
+                                hash(key, 0xbc9f1d34, variant),
+                                "{key:02x?} {variant:?}"
+                            );
                         }
                     }
                 }
@@ -399,8 +443,9 @@ mod tests {
         }
         let kernel = Kernel::detect();
         for len in 0..=70usize {
-            let keys: Vec<Vec<u8>> =
-                (0..LANES).map(|i| (0..len).map(|j| (i * 37 + j * 101 + 0x70) as u8).collect()).collect();
+            let keys: Vec<Vec<u8>> = (0..LANES)
+                .map(|i| (0..len).map(|j| (i * 37 + j * 101 + 0x70) as u8).collect())
+                .collect();
             let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
             for variant in [HashVariant::Unsigned, HashVariant::Signed] {
                 let simd = crate::simd::hash16(kernel, &refs, 0xbc9f1d34, variant);

@@ -306,7 +306,7 @@ impl<'a> FilterBlock<'a> {
             });
         }
         let array_len = layout.offsets.len() - 4;
-        if array_len % 4 != 0 {
+        if !array_len.is_multiple_of(4) {
             return Err(Error::RaggedOffsetArray { len: array_len });
         }
         let array_offset = layout.data.len() as u32;

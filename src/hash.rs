@@ -47,7 +47,9 @@ pub fn hash(data: &[u8], seed: u32, variant: HashVariant) -> u32 {
         [] => return h,
         [a] => byte(a),
         [a, b] => byte(a).wrapping_add(byte(b) << 8),
-        [a, b, c, ..] => byte(a).wrapping_add(byte(b) << 8).wrapping_add(byte(c) << 16),
+        [a, b, c, ..] => byte(a)
+            .wrapping_add(byte(b) << 8)
+            .wrapping_add(byte(c) << 16),
     };
     h = h.wrapping_add(tail).wrapping_mul(M);
     h ^ (h >> 24)

@@ -29,8 +29,15 @@ impl Kernel {
             1 => Kernel::Scalar,
             2 => Kernel::Avx512,
             _ => {
-                let kernel = if avx512_available() { Kernel::Avx512 } else { Kernel::Scalar };
-                KERNEL.store(if kernel == Kernel::Avx512 { 2 } else { 1 }, Ordering::Relaxed);
+                let kernel = if avx512_available() {
+                    Kernel::Avx512
+                } else {
+                    Kernel::Scalar
+                };
+                KERNEL.store(
+                    if kernel == Kernel::Avx512 { 2 } else { 1 },
+                    Ordering::Relaxed,
+                );
                 kernel
             }
         }
@@ -50,7 +57,12 @@ fn avx512_available() -> bool {
 /// LevelDB's `Hash` of up to 16 keys of any lengths at once; `None` when
 /// this kernel cannot (the caller then hashes them one by one).
 #[inline]
-pub(crate) fn hash16(kernel: Kernel, keys: &[&[u8]], seed: u32, variant: HashVariant) -> Option<[u32; LANES]> {
+pub(crate) fn hash16(
+    kernel: Kernel,
+    keys: &[&[u8]],
+    seed: u32,
+    variant: HashVariant,
+) -> Option<[u32; LANES]> {
     if kernel != Kernel::Avx512 || keys.is_empty() || keys.len() > LANES {
         return None;
     }
@@ -61,7 +73,10 @@ pub(crate) fn hash16(kernel: Kernel, keys: &[&[u8]], seed: u32, variant: HashVar
     let mut tails = [0u32; LANES];
     for (tail, key) in tails.iter_mut().zip(&lanes) {
         let bytes = &key[key.len() / 4 * 4..];
-        let unsigned = bytes.iter().rev().fold(0u32, |acc, &b| acc << 8 | u32::from(b));
+        let unsigned = bytes
+            .iter()
+            .rev()
+            .fold(0u32, |acc, &b| acc << 8 | u32::from(b));
         *tail = match variant {
             HashVariant::Unsigned => unsigned,
             // Each byte >= 0x80 sign-extended: byte j adds -2^(8j+8) more.
@@ -85,7 +100,12 @@ pub(crate) fn hash16(kernel: Kernel, keys: &[&[u8]], seed: u32, variant: HashVar
 /// rotated right by 17, sums on 32 bits), for filters of `bits <= 2^31`;
 /// `false` when this kernel cannot. `rows` holds `k` rows per group.
 #[inline]
-pub(crate) fn positions(kernel: Kernel, hashes: &[[u32; LANES]], bits: u64, rows: &mut [[u32; LANES]]) -> bool {
+pub(crate) fn positions(
+    kernel: Kernel,
+    hashes: &[[u32; LANES]],
+    bits: u64,
+    rows: &mut [[u32; LANES]],
+) -> bool {
     if kernel != Kernel::Avx512 || bits > 1 << 31 || bits == 0 || hashes.is_empty() {
         return false;
     }
@@ -121,7 +141,11 @@ mod avx512 {
     /// # Safety
     /// The CPU must have AVX-512F and VL.
     #[target_feature(enable = "avx512f,avx512vl")]
-    pub(super) unsafe fn hash16(keys: &[&[u8]; LANES], tails: &[u32; LANES], seed: u32) -> [u32; LANES] {
+    pub(super) unsafe fn hash16(
+        keys: &[&[u8]; LANES],
+        tails: &[u32; LANES],
+        seed: u32,
+    ) -> [u32; LANES] {
         let m = _mm512_set1_epi32(M);
         let round = |h: __m512i, w: __m512i| {
             let h = _mm512_mullo_epi32(_mm512_add_epi32(h, w), m);
@@ -139,21 +163,27 @@ mod avx512 {
                     h = round(h, w);
                 }
             }
-            (h, if len % 4 == 0 { 0 } else { 0xffff })
+            (h, if len.is_multiple_of(4) { 0 } else { 0xffff })
         } else {
             let lens = keys.map(|k| k.len() as u32);
             let words = lens.map(|len| len / 4);
             let most = words.iter().copied().max().unwrap_or(0) as usize;
             // SAFETY: the arrays are 16 u32s, 64 bytes.
-            let (lens, words_v) =
-                unsafe { (_mm512_loadu_si512(lens.as_ptr().cast()), _mm512_loadu_si512(words.as_ptr().cast())) };
-            let mut h = _mm512_xor_si512(_mm512_set1_epi32(seed as i32), _mm512_mullo_epi32(lens, m));
+            let (lens, words_v) = unsafe {
+                (
+                    _mm512_loadu_si512(lens.as_ptr().cast()),
+                    _mm512_loadu_si512(words.as_ptr().cast()),
+                )
+            };
+            let mut h =
+                _mm512_xor_si512(_mm512_set1_epi32(seed as i32), _mm512_mullo_epi32(lens, m));
             for chunk in (0..most).step_by(4) {
                 // SAFETY: `transpose16` reads only the words each key has.
                 let ws = unsafe { transpose16(keys, &words, chunk) };
                 for (i, w) in ws.into_iter().enumerate().take(most - chunk) {
                     // Lanes whose key has a word `chunk + i`.
-                    let active = _mm512_cmpgt_epu32_mask(words_v, _mm512_set1_epi32((chunk + i) as i32));
+                    let active =
+                        _mm512_cmpgt_epu32_mask(words_v, _mm512_set1_epi32((chunk + i) as i32));
                     h = _mm512_mask_mov_epi32(h, active, round(h, w));
                 }
             }
@@ -180,7 +210,11 @@ mod avx512 {
     /// The CPU must have AVX-512F and VL.
     #[inline]
     #[target_feature(enable = "avx512f,avx512vl")]
-    unsafe fn transpose16(keys: &[&[u8]; LANES], words: &[u32; LANES], chunk: usize) -> [__m512i; 4] {
+    unsafe fn transpose16(
+        keys: &[&[u8]; LANES],
+        words: &[u32; LANES],
+        chunk: usize,
+    ) -> [__m512i; 4] {
         let load = |i: usize| -> __m128i {
             let count = (words[i] as usize).saturating_sub(chunk).min(4);
             if count == 0 {
@@ -225,7 +259,9 @@ mod avx512 {
     #[target_feature(enable = "avx512f")]
     fn rem8(h: __m256i, d: __m512d, inv: __m512d) -> __m256i {
         let hd = _mm512_cvtepu32_pd(h);
-        let q = _mm512_roundscale_pd::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(_mm512_mul_pd(hd, inv));
+        let q = _mm512_roundscale_pd::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(
+            _mm512_mul_pd(hd, inv),
+        );
         let mut r = _mm512_fnmadd_pd(q, d, hd);
         let negative = _mm512_cmp_pd_mask::<_CMP_LT_OQ>(r, _mm512_setzero_pd());
         r = _mm512_mask_add_pd(r, negative, r, d);
@@ -243,7 +279,11 @@ mod avx512 {
     /// The CPU must have AVX-512F; `0 < bits <= 2^31`.
     #[inline]
     #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn positions16(hashes: &[u32; LANES], bits: u64, positions: &mut [[u32; LANES]]) {
+    pub(super) unsafe fn positions16(
+        hashes: &[u32; LANES],
+        bits: u64,
+        positions: &mut [[u32; LANES]],
+    ) {
         // SAFETY: `hashes` is 64 bytes.
         let mut h = unsafe { _mm512_loadu_si512(hashes.as_ptr().cast()) };
         let delta = _mm512_ror_epi32::<17>(h);

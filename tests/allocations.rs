@@ -55,7 +55,7 @@ fn queries_allocate_nothing() {
     policy.create_filter(&refs, &mut filter);
     let mut builder = FilterBlockBuilder::new(&policy);
     for (i, key) in refs.iter().enumerate() {
-        if i % 20 == 0 {
+        if i.is_multiple_of(20) {
             builder.start_block(i as u64 * 200);
         }
         builder.add_key(key);
@@ -87,7 +87,7 @@ fn a_reset_builder_allocates_nothing_in_steady_state() {
     let build = |builder: &mut FilterBlockBuilder<&BloomFilterPolicy>| {
         builder.reset();
         for (i, key) in keys.iter().enumerate() {
-            if i % 34 == 0 {
+            if i.is_multiple_of(34) {
                 builder.start_block((i / 34) as u64 * 4101);
             }
             builder.add_key(key);

@@ -89,7 +89,7 @@ fn bloom_may_match_matches_reference_on_any_bytes() {
         // Half the time, put a small k byte at the end so probes really run.
         let mut filter = filter;
         if let Some(last) = filter.last_mut() {
-            if k % 2 == 0 {
+            if k.is_multiple_of(2) {
                 *last = k % 32;
             }
         }

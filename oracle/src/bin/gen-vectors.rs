@@ -254,8 +254,8 @@ fn block_cases(rng: &mut Rng, seed: u64) -> VecFile {
         "filter blocks (FilterBlockBuilder, FilterBlockReader)",
         seed,
     );
-    for i in 0..80 {
-        let bits_per_key = if i % 3 == 0 {
+    for i in 0..80u32 {
+        let bits_per_key = if i.is_multiple_of(3) {
             10
         } else {
             rng.range(0, 50) as i32

@@ -325,7 +325,7 @@ pub(crate) fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
         }
     }
     let bytes = text.as_bytes();
-    if bytes.len() % 2 != 0 {
+    if !bytes.len().is_multiple_of(2) {
         return Err(format!("not hex: odd number of digits ({})", bytes.len()));
     }
     bytes
