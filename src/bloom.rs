@@ -99,23 +99,7 @@ impl FilterPolicy for BloomFilterPolicy {
     }
 
     fn create_filter(&self, keys: &[&[u8]], dst: &mut Vec<u8>) {
-        let bits = keys.len().saturating_mul(self.bits_per_key).max(64);
-        let bytes = bits.div_ceil(8);
-        let start = dst.len();
-        dst.resize(start + bytes, 0);
-        dst.push(self.k as u8);
-        let array = &mut dst[start..start + bytes];
-        let modulus = Modulus::new(bytes * 8);
-        let k = self.k;
-        for_each_block(keys, self.variant, &modulus, k, |block, rows| {
-            for (group, rows) in block.chunks(LANES).zip(rows.chunks(k)) {
-                for row in rows {
-                    for &pos in &row[..group.len()] {
-                        array[pos as usize / 8] |= 1 << (pos % 8);
-                    }
-                }
-            }
-        });
+        self.create_with(Kernel::detect(), keys, dst);
     }
 
     #[inline]
@@ -127,9 +111,37 @@ impl FilterPolicy for BloomFilterPolicy {
     }
 
     fn key_may_match_batch(&self, keys: &[&[u8]], filter: &[u8], out: &mut [bool]) {
+        self.batch_with(Kernel::detect(), keys, filter, out);
+    }
+}
+
+impl BloomFilterPolicy {
+    /// `create_filter` on a given kernel.
+    fn create_with(&self, kernel: Kernel, keys: &[&[u8]], dst: &mut Vec<u8>) {
+        let bits = keys.len().saturating_mul(self.bits_per_key).max(64);
+        let bytes = bits.div_ceil(8);
+        let start = dst.len();
+        dst.resize(start + bytes, 0);
+        dst.push(self.k as u8);
+        let array = &mut dst[start..start + bytes];
+        let modulus = Modulus::new(bytes * 8);
+        let k = self.k;
+        for_each_block(kernel, keys, self.variant, &modulus, k, |block, rows| {
+            for (group, rows) in block.chunks(LANES).zip(rows.chunks(k)) {
+                for row in rows {
+                    for &pos in &row[..group.len()] {
+                        array[pos as usize / 8] |= 1 << (pos % 8);
+                    }
+                }
+            }
+        });
+    }
+
+    /// `key_may_match_batch` on a given kernel.
+    fn batch_with(&self, kernel: Kernel, keys: &[&[u8]], filter: &[u8], out: &mut [bool]) {
         assert_eq!(keys.len(), out.len(), "one answer per key");
         match BloomFilter::new(filter) {
-            Ok(bloom) => bloom.contains_batch(keys, self.variant, out),
+            Ok(bloom) => bloom.contains_batch(kernel, keys, self.variant, out),
             Err(answer) => out.fill(answer),
         }
     }
@@ -141,6 +153,7 @@ impl FilterPolicy for BloomFilterPolicy {
 /// groups overlaps. Few keys get a small block (its buffers are zeroed on
 /// every call), many a large one.
 fn for_each_block(
+    kernel: Kernel,
     keys: &[&[u8]],
     variant: HashVariant,
     modulus: &Modulus,
@@ -148,25 +161,23 @@ fn for_each_block(
     f: impl FnMut(&[&[u8]], &[[u32; LANES]]),
 ) {
     if keys.len() <= 4 * LANES {
-        blocks::<30>(keys, variant, modulus, k, f)
+        blocks::<30>(kernel, keys, variant, modulus, k, f)
     } else {
-        blocks::<96>(keys, variant, modulus, k, f)
+        blocks::<96>(kernel, keys, variant, modulus, k, f)
     }
 }
 
 /// [`for_each_block`] with blocks of `ROWS` rows of positions (at least 30,
 /// one group's rows at k = 30).
 fn blocks<const ROWS: usize>(
+    kernel: Kernel,
     keys: &[&[u8]],
     variant: HashVariant,
     modulus: &Modulus,
     k: usize,
     mut f: impl FnMut(&[&[u8]], &[[u32; LANES]]),
 ) {
-    if k == 0 {
-        return f(keys, &[]);
-    }
-    let kernel = Kernel::detect();
+    debug_assert!(k > 0, "callers handle k = 0");
     let groups = (ROWS / k).max(1);
     let mut hashes = [[0u32; LANES]; ROWS];
     let mut rows = [[0u32; LANES]; ROWS];
@@ -253,10 +264,20 @@ impl<'a> BloomFilter<'a> {
 
     /// Many keys, 16 at a time, probed without branching on the bits so that
     /// the loads of several keys are in flight at once.
-    fn contains_batch(&self, keys: &[&[u8]], variant: HashVariant, out: &mut [bool]) {
+    fn contains_batch(
+        &self,
+        kernel: Kernel,
+        keys: &[&[u8]],
+        variant: HashVariant,
+        out: &mut [bool],
+    ) {
         let k = usize::from(self.k);
+        if k == 0 {
+            // No probe can fail: LevelDB answers true.
+            return out.fill(true);
+        }
         let mut answers = out.chunks_mut(LANES);
-        for_each_block(keys, variant, &self.modulus, k, |_, rows| {
+        for_each_block(kernel, keys, variant, &self.modulus, k, |_, rows| {
             for rows in rows.chunks(k) {
                 let Some(out) = answers.next() else { return };
                 for (lane, answer) in out.iter_mut().enumerate() {
@@ -457,5 +478,40 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Whole filters and batch answers: the detected kernel and the scalar
+    /// one give the same bytes and the same answers as one key at a time.
+    #[test]
+    fn kernels_agree_on_filters_and_batches() {
+        use crate::{BloomFilterPolicy, FilterPolicy};
+        fn prop(keys: Vec<Vec<u8>>, probes: Vec<Vec<u8>>, bits: u8, signed: bool) -> bool {
+            let variant = if signed {
+                HashVariant::Signed
+            } else {
+                HashVariant::Unsigned
+            };
+            let policy = BloomFilterPolicy::new(usize::from(bits % 51)).with_hash(variant);
+            let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+            let (mut simd, mut scalar) = (vec![7], vec![7]);
+            policy.create_with(Kernel::detect(), &refs, &mut simd);
+            policy.create_with(Kernel::Scalar, &refs, &mut scalar);
+            let probes: Vec<&[u8]> = probes
+                .iter()
+                .map(Vec::as_slice)
+                .chain(refs.iter().copied())
+                .collect();
+            let one_by_one: Vec<bool> = probes
+                .iter()
+                .map(|p| policy.key_may_match(p, &simd[1..]))
+                .collect();
+            let (mut a, mut b) = (vec![false; probes.len()], vec![false; probes.len()]);
+            policy.batch_with(Kernel::detect(), &probes, &simd[1..], &mut a);
+            policy.batch_with(Kernel::Scalar, &probes, &simd[1..], &mut b);
+            simd == scalar && a == one_by_one && b == one_by_one
+        }
+        QuickCheck::new()
+            .tests(2_000)
+            .quickcheck(prop as fn(Vec<Vec<u8>>, Vec<Vec<u8>>, u8, bool) -> bool);
     }
 }

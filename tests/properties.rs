@@ -99,6 +99,30 @@ fn bloom_may_match_matches_reference_on_any_bytes() {
     check(prop as fn(Vec<u8>, u8, Key, Variant) -> bool);
 }
 
+/// The batch path (16 keys at a time, SIMD where the CPU has it) against the
+/// reference, on filters built from the keys and on arbitrary bytes.
+#[test]
+fn bloom_batch_matches_reference() {
+    fn prop(bits: u8, set: Vec<Key>, probes: Vec<Key>, junk: Vec<u8>, v: Variant) -> bool {
+        let policy = v.policy(usize::from(bits % 51));
+        let set = keys(&set);
+        let filter = create(&policy, &set);
+        let probes: Vec<Vec<u8>> = keys(&probes)
+            .into_iter()
+            .chain(set.iter().cloned())
+            .collect();
+        let refs: Vec<&[u8]> = probes.iter().map(Vec::as_slice).collect();
+        [filter, junk].iter().all(|filter| {
+            let mut out = vec![false; refs.len()];
+            policy.key_may_match_batch(&refs, filter, &mut out);
+            refs.iter()
+                .zip(&out)
+                .all(|(p, &answer)| answer == reference::bloom_may_match(p, filter, v.signed()))
+        })
+    }
+    check(prop as fn(u8, Vec<Key>, Vec<Key>, Vec<u8>, Variant) -> bool);
+}
+
 #[test]
 fn block_build_matches_reference() {
     fn prop(bits: u8, layout: Layout, v: Variant) -> bool {

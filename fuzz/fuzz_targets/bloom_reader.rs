@@ -1,5 +1,6 @@
-//! Any bytes as a Bloom filter, any key, both hash variants: no panic. And a
-//! filter built from keys cut out of the input matches every one of them.
+//! Any bytes as a Bloom filter, any key, both hash variants: no panic, and
+//! the batch path answers as the single one. And a filter built from keys cut
+//! out of the input matches every one of them.
 #![no_main]
 
 use leveldb_filter::{BloomFilterPolicy, FilterPolicy, HashVariant};
@@ -12,6 +13,13 @@ fuzz_target!(|data: &[u8]| {
     for variant in [HashVariant::Unsigned, HashVariant::Signed] {
         let policy = BloomFilterPolicy::new(usize::from(split % 51)).with_hash(variant);
         let _ = policy.key_may_match(key, filter);
+        // The batch path answers as the single one, on any filter bytes.
+        let probes: Vec<&[u8]> = rest.chunks(3).chain([key]).collect();
+        let mut batch = vec![false; probes.len()];
+        policy.key_may_match_batch(&probes, filter, &mut batch);
+        for (probe, answer) in probes.iter().zip(&batch) {
+            assert_eq!(*answer, policy.key_may_match(probe, filter), "batch and single disagree");
+        }
         // The input cut into keys of 0..=15 bytes, by the low nibble of each
         // key's first byte.
         let mut keys: Vec<&[u8]> = Vec::new();
