@@ -145,13 +145,22 @@ fn bloom_filters_and_answers() {
             "{}",
             case.name
         );
-        let answers: Vec<bool> = case
-            .hex_lines("probes")
-            .iter()
-            .map(|p| policy.key_may_match(p, &filter))
-            .collect();
-        assert_eq!(answers, case.answers(), "{}", case.name);
+        probe_bloom(case, &policy, &filter);
     }
+}
+
+/// LevelDB's answers for the case's probes, one at a time and in a batch.
+fn probe_bloom(case: &Case, policy: &BloomFilterPolicy, filter: &[u8]) {
+    let probes = case.hex_lines("probes");
+    let answers: Vec<bool> = probes
+        .iter()
+        .map(|p| policy.key_may_match(p, filter))
+        .collect();
+    assert_eq!(answers, case.answers(), "{}", case.name);
+    let refs: Vec<&[u8]> = probes.iter().map(Vec::as_slice).collect();
+    let mut batch = vec![false; refs.len()];
+    policy.key_may_match_batch(&refs, filter, &mut batch);
+    assert_eq!(batch, case.answers(), "{} (batch)", case.name);
 }
 
 #[test]
@@ -160,13 +169,7 @@ fn malformed_bloom_answers() {
     assert!(cases.len() >= 1000);
     let policy = BloomFilterPolicy::new(10);
     for case in &cases {
-        let filter = case.single_hex("filter").unwrap();
-        let answers: Vec<bool> = case
-            .hex_lines("probes")
-            .iter()
-            .map(|p| policy.key_may_match(p, &filter))
-            .collect();
-        assert_eq!(answers, case.answers(), "{}", case.name);
+        probe_bloom(case, &policy, &case.single_hex("filter").unwrap());
     }
 }
 

@@ -10,6 +10,38 @@ use std::path::Path;
 
 pub mod rng;
 
+/// The generators' command line, `[--seed N] OUT_DIR`: the seed (1 unless
+/// given) and the directory, which is created. Exits with a usage line on
+/// anything else.
+pub fn generator_args(program: &str) -> (u64, std::path::PathBuf) {
+    let usage = || -> ! {
+        eprintln!("usage: {program} [--seed N] OUT_DIR");
+        std::process::exit(2)
+    };
+    let mut args = std::env::args().skip(1);
+    let (mut seed, mut dir) = (1, None);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--seed" => {
+                seed = args
+                    .next()
+                    .and_then(|s| s.parse().ok())
+                    .unwrap_or_else(|| usage())
+            }
+            _ if dir.is_none() && !arg.starts_with('-') => {
+                dir = Some(std::path::PathBuf::from(arg))
+            }
+            _ => usage(),
+        }
+    }
+    let dir = dir.unwrap_or_else(|| usage());
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        eprintln!("{program}: {}: {e}", dir.display());
+        std::process::exit(1);
+    }
+    (seed, dir)
+}
+
 /// Whether this build has the real LevelDB behind it. Without libleveldb-dev
 /// (and outside CI, where its absence fails the build) the crate still builds,
 /// but every call into LevelDB aborts with a message saying so.

@@ -87,22 +87,7 @@ fn probes(
 }
 
 fn main() {
-    let mut args = std::env::args().skip(1);
-    let (mut seed, mut dir) = (1, None);
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--seed" => {
-                seed = args
-                    .next()
-                    .and_then(|s| s.parse().ok())
-                    .unwrap_or_else(|| usage())
-            }
-            _ if dir.is_none() && !arg.starts_with('-') => dir = Some(PathBuf::from(arg)),
-            _ => usage(),
-        }
-    }
-    let dir = dir.unwrap_or_else(|| usage());
-    std::fs::create_dir_all(&dir).unwrap_or_else(|e| fail(&e.to_string()));
+    let (seed, dir) = leveldb_filter_oracle::generator_args("gen-tables");
     let mut rng = Rng(seed);
     let table = |policy, bits_per_key, block_size, restart_interval, snappy| TableOptions {
         policy,
@@ -278,11 +263,6 @@ fn go_keys(list: &Path) -> Vec<Vec<u8>> {
                 .collect()
         })
         .collect()
-}
-
-fn usage() -> ! {
-    eprintln!("usage: gen-tables [--seed N] OUT_DIR");
-    std::process::exit(2)
 }
 
 fn fail(what: &str) -> ! {

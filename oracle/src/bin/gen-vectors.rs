@@ -11,7 +11,7 @@
 //! all come from LevelDB. Format: see `testdata/vectors/README.md`.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use leveldb_filter_oracle::rng::Rng;
 use leveldb_filter_oracle::Bloom;
@@ -343,23 +343,7 @@ fn malformed_block_cases(rng: &mut Rng, seed: u64) -> VecFile {
 }
 
 fn main() {
-    let mut args = std::env::args().skip(1);
-    let mut seed = 1;
-    let mut dir = None;
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--seed" => {
-                seed = args
-                    .next()
-                    .and_then(|s| s.parse().ok())
-                    .unwrap_or_else(|| usage())
-            }
-            _ if dir.is_none() && !arg.starts_with('-') => dir = Some(PathBuf::from(arg)),
-            _ => usage(),
-        }
-    }
-    let dir = dir.unwrap_or_else(|| usage());
-    std::fs::create_dir_all(&dir).unwrap_or_else(|e| fail(&dir, e));
+    let (seed, dir) = leveldb_filter_oracle::generator_args("gen-vectors");
     let mut rng = Rng(seed);
     let files = [
         bloom_cases(&mut rng, seed),
@@ -389,11 +373,6 @@ fn main() {
     }
     let path = dir.join("MANIFEST");
     std::fs::write(&path, manifest).unwrap_or_else(|e| fail(&path, e));
-}
-
-fn usage() -> ! {
-    eprintln!("usage: gen-vectors [--seed N] OUT_DIR");
-    std::process::exit(2)
 }
 
 fn fail(path: &Path, e: std::io::Error) -> ! {

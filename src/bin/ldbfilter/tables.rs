@@ -113,13 +113,17 @@ impl Loaded {
     }
 
     fn open(&self, path: &Path) -> Result<(Table<'_>, Vec<DataBlock>), Failure> {
-        let table_error = |e: leveldb_filter::Error| Failure::File {
-            path: path.to_owned(),
-            what: e.to_string(),
-        };
-        let table = Table::new(&self.bytes).map_err(table_error)?;
-        let blocks = table.data_blocks().map_err(table_error)?;
+        let table = Table::new(&self.bytes).map_err(table_error(path))?;
+        let blocks = table.data_blocks().map_err(table_error(path))?;
         Ok((table, blocks))
+    }
+}
+
+/// An error of the table at `path`, said with its path.
+fn table_error(path: &Path) -> impl Fn(leveldb_filter::Error) -> Failure + '_ {
+    move |e| Failure::File {
+        path: path.to_owned(),
+        what: e.to_string(),
     }
 }
 
@@ -184,10 +188,7 @@ pub fn verify(args: &VerifyArgs) -> bool {
         let loaded = Loaded::read(path)?;
         let (table, blocks) = loaded.open(path)?;
         let verdict = verify_filter(&table, &blocks, args.detect.options(args.bits_per_key))
-            .map_err(|e| Failure::File {
-                path: path.to_owned(),
-                what: e.to_string(),
-            })?;
+            .map_err(table_error(path))?;
         let shown = path.display();
         Ok(match verdict {
             Verdict::NoFilter => (format!("{shown}: no filter block\n"), true),
@@ -295,12 +296,8 @@ pub fn probe_keys(args: &ProbeArgs) -> Result<Vec<u8>, Failure> {
     let path = &args.table;
     let loaded = Loaded::read(path)?;
     let (table, blocks) = loaded.open(path)?;
-    let table_error = |e: leveldb_filter::Error| Failure::File {
-        path: path.to_owned(),
-        what: e.to_string(),
-    };
-    let (format, policy) = detect(&table, &blocks, &args.detect).map_err(table_error)?;
-    let filter = table.filter_block().map_err(table_error)?;
+    let (format, policy) = detect(&table, &blocks, &args.detect).map_err(table_error(path))?;
+    let filter = table.filter_block().map_err(table_error(path))?;
     let bloom = policy.map(|found| BloomFilterPolicy::new(10).with_hash(found.variant));
     let reader = match (&filter, bloom) {
         (Some(filter), Some(bloom)) if variants_for_name(&filter.name).is_some() => Some(
@@ -362,12 +359,8 @@ pub fn inspect(args: &InspectArgs) -> bool {
     for_each_table(&args.tables, |path| {
         let loaded = Loaded::read(path)?;
         let (table, blocks) = loaded.open(path)?;
-        let table_error = |e: leveldb_filter::Error| Failure::File {
-            path: path.to_owned(),
-            what: e.to_string(),
-        };
-        let (format, policy) = detect(&table, &blocks, &args.detect).map_err(table_error)?;
-        let filter = table.filter_block().map_err(table_error)?;
+        let (format, policy) = detect(&table, &blocks, &args.detect).map_err(table_error(path))?;
+        let filter = table.filter_block().map_err(table_error(path))?;
         let report = Report::new(path, &table, &blocks, format, policy, filter.as_ref());
         Ok((
             if args.json {
