@@ -130,8 +130,6 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
         if self.starts.is_empty() {
             return;
         }
-        // An empty Vec collected into a Vec of another lifetime keeps its
-        // allocation (same layout): the key list costs no allocation.
         let mut keys = recycle(std::mem::take(&mut self.spare_keys));
         let ends = self.starts[1..].iter().copied().chain([self.keys.len()]);
         keys.extend(
@@ -141,7 +139,6 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
                 .map(|(&start, end)| &self.keys[start..end]),
         );
         self.policy.create_filter(&keys, &mut self.result);
-        keys.clear();
         self.spare_keys = recycle(keys);
         self.keys.clear();
         self.starts.clear();
