@@ -71,6 +71,7 @@ impl Table<'_> {
     /// follow each other in the file without overlapping.
     pub fn data_blocks(&self) -> Result<Vec<DataBlock>, Error> {
         let mut end = 0;
+        let mut budget = crate::table::key_budget(self.file().len());
         self.index()
             .iter()
             .map(|entry| {
@@ -83,13 +84,18 @@ impl Table<'_> {
                 }
                 let block = self.read_block(BlockKind::Data, entry.handle)?;
                 let mut keys = Vec::new();
-                crate::block_entries(&block.contents, |key, _| keys.push(key.to_vec())).map_err(
-                    |what| Error::CorruptBlock {
-                        block: BlockKind::Data,
-                        offset: entry.handle.offset,
-                        what,
-                    },
-                )?;
+                crate::block_entries(&block.contents, |key, _| {
+                    budget = budget
+                        .checked_sub(key.len())
+                        .ok_or(crate::table::KEYS_TOO_LONG)?;
+                    keys.push(key.to_vec());
+                    Ok(())
+                })
+                .map_err(|what| Error::CorruptBlock {
+                    block: BlockKind::Data,
+                    offset: entry.handle.offset,
+                    what,
+                })?;
                 end = entry.handle.offset + entry.handle.size + BLOCK_TRAILER_LEN;
                 Ok(DataBlock {
                     handle: entry.handle,

@@ -315,23 +315,34 @@ impl<'a> Table<'a> {
             what,
         };
         let mut entries = Vec::new();
-        let mut bad_handle = false;
+        // Keys are rebuilt from shared prefixes: a few bytes of entry can
+        // stand for a long key, so their total is bounded by the file's size.
+        let mut budget = key_budget(self.file.len());
         block_entries(&block.contents, |key, value| {
-            match BlockHandle::decode(value) {
-                Some((handle, _)) => entries.push(BlockEntry {
-                    key: key.to_vec(),
-                    handle,
-                }),
-                None => bad_handle = true,
-            }
+            budget = budget.checked_sub(key.len()).ok_or(KEYS_TOO_LONG)?;
+            let (handle, _) =
+                BlockHandle::decode(value).ok_or("an entry's value is not a block handle")?;
+            entries.push(BlockEntry {
+                key: key.to_vec(),
+                handle,
+            });
+            Ok(())
         })
         .map_err(corrupt)?;
-        if bad_handle {
-            return Err(corrupt("an entry's value is not a block handle"));
-        }
         Ok(entries)
     }
 }
+
+/// What a table's keys may add up to once their shared prefixes are undone:
+/// 64 times the file, plus 64 MiB. LevelDB's restart points (every 16 keys by
+/// default) keep real tables far below; a crafted block whose every entry
+/// shares a long prefix would otherwise expand without bound.
+pub(crate) fn key_budget(file_len: usize) -> usize {
+    file_len.saturating_mul(64).saturating_add(64 << 20)
+}
+
+/// The error for keys past [`key_budget`].
+pub(crate) const KEYS_TOO_LONG: &str = "keys expand past 64 times the file's size";
 
 /// LevelDB's `crc32c::Unmask`.
 fn unmask(masked: u32) -> u32 {
@@ -341,8 +352,11 @@ fn unmask(masked: u32) -> u32 {
 
 /// Calls `f(key, value)` for each entry of a data, index or metaindex block,
 /// in order, undoing the keys' prefix compression; says what is wrong with a
-/// malformed block.
-pub fn block_entries(block: &[u8], mut f: impl FnMut(&[u8], &[u8])) -> Result<(), &'static str> {
+/// malformed block, or passes on what `f` says is wrong, and stops there.
+pub fn block_entries(
+    block: &[u8],
+    mut f: impl FnMut(&[u8], &[u8]) -> Result<(), &'static str>,
+) -> Result<(), &'static str> {
     let len = block.len();
     if len < 4 {
         return Err("block shorter than its restart count");
@@ -367,7 +381,7 @@ pub fn block_entries(block: &[u8], mut f: impl FnMut(&[u8], &[u8])) -> Result<()
         }
         key.truncate(shared);
         key.extend_from_slice(&rest[..unshared]);
-        f(&key, &rest[unshared..unshared + value_len]);
+        f(&key, &rest[unshared..unshared + value_len])?;
         entries = &rest[unshared + value_len..];
     }
     Ok(())
