@@ -14,9 +14,9 @@ use leveldb_filter_oracle::{Bloom, KeySet};
 use rusty_leveldb::FilterPolicy as _;
 
 const BITS_PER_KEY: usize = 10;
-const RUNS: usize = 7;
+const RUNS: usize = 11;
 /// Each timed run repeats its work until it has taken at least this long.
-const MIN_RUN: Duration = Duration::from_millis(40);
+const MIN_RUN: Duration = Duration::from_millis(60);
 
 struct Rng(u64);
 
@@ -39,21 +39,29 @@ impl Rng {
     }
 }
 
-/// Median ns per key of `work`, which handles `keys` keys per call.
-fn time(keys: usize, mut work: impl FnMut()) -> f64 {
-    let mut samples: Vec<f64> = (0..RUNS)
-        .map(|_| {
+/// Median ns per key of each piece of `work`, each handling `keys` keys per
+/// call. The pieces take turns within every run, so that a change of clock
+/// speed during the bench touches all of them alike.
+fn time(keys: usize, work: &mut [&mut dyn FnMut()]) -> Vec<f64> {
+    let mut samples = vec![Vec::with_capacity(RUNS); work.len()];
+    for _ in 0..RUNS {
+        for (piece, samples) in work.iter_mut().zip(&mut samples) {
             let start = Instant::now();
             let mut calls = 0u64;
             while start.elapsed() < MIN_RUN {
-                work();
+                piece();
                 calls += 1;
             }
-            start.elapsed().as_nanos() as f64 / (calls as f64 * keys as f64)
+            samples.push(start.elapsed().as_nanos() as f64 / (calls as f64 * keys as f64));
+        }
+    }
+    samples
+        .into_iter()
+        .map(|mut s| {
+            s.sort_by(f64::total_cmp);
+            s[RUNS / 2]
         })
-        .collect();
-    samples.sort_by(f64::total_cmp);
-    samples[RUNS / 2]
+        .collect()
 }
 
 /// rusty-leveldb's filter input: keys concatenated, with their offsets.
@@ -193,18 +201,24 @@ fn main() {
             fail(format!("create {name}"));
         }
         let filter = dst.clone();
+        let t = time(
+            keys.len(),
+            &mut [
+                &mut || {
+                    black_box(leveldb.bench_create(&mut set));
+                },
+                &mut || {
+                    black_box(rusty.create_filter(black_box(&data), &offsets));
+                },
+                &mut || ours_create(&ours, black_box(&refs), &mut dst),
+            ],
+        );
         rows.push(Row {
             kind: "create",
             name: name.to_string(),
-            leveldb: time(keys.len(), || {
-                black_box(leveldb.bench_create(&mut set));
-            }),
-            rusty: time(keys.len(), || {
-                black_box(rusty.create_filter(black_box(&data), &offsets));
-            }),
-            ours: time(keys.len(), || {
-                ours_create(&ours, black_box(&refs), &mut dst)
-            }),
+            leveldb: t[0],
+            rusty: t[1],
+            ours: t[2],
         });
 
         // Queries: members and as many other keys, interleaved.
@@ -236,41 +250,40 @@ fn main() {
         if single != expected || batch != expected || theirs != expected {
             fail(format!("query {name}"));
         }
-        let leveldb_query = time(probes.len(), || {
-            black_box(leveldb.bench_query(&probe_set, black_box(&filter)));
-        });
-        let rusty_query = time(probes.len(), || {
-            black_box(
-                probe_refs
-                    .iter()
-                    .filter(|p| rusty.key_may_match(p, black_box(&filter)))
-                    .count(),
-            );
-        });
-        for (kind, ours_time) in [
-            (
-                "single_query",
-                time(probes.len(), || {
+        let t = time(
+            probes.len(),
+            &mut [
+                &mut || {
+                    black_box(leveldb.bench_query(&probe_set, black_box(&filter)));
+                },
+                &mut || {
+                    black_box(
+                        probe_refs
+                            .iter()
+                            .filter(|p| rusty.key_may_match(p, black_box(&filter)))
+                            .count(),
+                    );
+                },
+                &mut || {
                     black_box(
                         probe_refs
                             .iter()
                             .filter(|p| ours.key_may_match(p, black_box(&filter)))
                             .count(),
                     );
-                }),
-            ),
-            (
-                "batch_query",
-                time(probes.len(), || {
+                },
+                &mut || {
                     ours.key_may_match_batch(
                         black_box(&probe_refs),
                         black_box(&filter),
                         &mut batch,
                     );
                     black_box(&batch);
-                }),
-            ),
-        ] {
+                },
+            ],
+        );
+        let (leveldb_query, rusty_query) = (t[0], t[1]);
+        for (kind, ours_time) in [("single_query", t[2]), ("batch_query", t[3])] {
             rows.push(Row {
                 kind,
                 name: format!("{name} half absent"),
@@ -294,18 +307,26 @@ fn main() {
     {
         fail("block build".into());
     }
+    let t = time(
+        keys.len(),
+        &mut [
+            &mut || {
+                black_box(leveldb.bench_block(&mut set, per_block, stride));
+            },
+            &mut || {
+                black_box(rusty_block(&rusty, black_box(keys), per_block, stride));
+            },
+            &mut || {
+                black_box(ours_block(&mut builder, black_box(keys), per_block, stride));
+            },
+        ],
+    );
     rows.push(Row {
         kind: "block_build",
         name: "n=1000000 16B, 4 KiB blocks".into(),
-        leveldb: time(keys.len(), || {
-            black_box(leveldb.bench_block(&mut set, per_block, stride));
-        }),
-        rusty: time(keys.len(), || {
-            black_box(rusty_block(&rusty, black_box(keys), per_block, stride));
-        }),
-        ours: time(keys.len(), || {
-            black_box(ours_block(&mut builder, black_box(keys), per_block, stride));
-        }),
+        leveldb: t[0],
+        rusty: t[1],
+        ours: t[2],
     });
 
     println!(
