@@ -514,4 +514,42 @@ mod tests {
             .tests(2_000)
             .quickcheck(prop as fn(Vec<Vec<u8>>, Vec<Vec<u8>>, u8, bool) -> bool);
     }
+
+    /// A filter past the L2 cache (625 KB): the same bytes as LevelDB's
+    /// formula on every kernel, the same answers batched or not.
+    #[test]
+    fn large_filters_agree_with_the_formula() {
+        use crate::{BloomFilterPolicy, FilterPolicy};
+        let keys: Vec<Vec<u8>> = (0u32..100_000)
+            .map(|i| [i.to_le_bytes(), (i * 7).to_le_bytes(), [0x80, 1, 2, 0xff]].concat())
+            .collect();
+        let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+        for variant in [HashVariant::Unsigned, HashVariant::Signed] {
+            let policy = BloomFilterPolicy::new(50).with_hash(variant);
+            let bits = 100_000 * 50;
+            let mut want = vec![0u8; bits / 8];
+            for key in &refs {
+                for pos in naive(hash(key, 0xbc9f1d34, variant), bits as u64, policy.k()) {
+                    want[pos / 8] |= 1 << (pos % 8);
+                }
+            }
+            want.push(policy.k() as u8);
+            for kernel in [Kernel::detect(), Kernel::Scalar] {
+                let mut filter = Vec::new();
+                policy.create_with(kernel, &refs, &mut filter);
+                assert!(filter == want, "{kernel:?} {variant:?}");
+                let probes: Vec<&[u8]> = refs
+                    .iter()
+                    .step_by(50)
+                    .copied()
+                    .chain(refs.iter().map(|k| &k[1..]))
+                    .collect();
+                let mut batch = vec![false; probes.len()];
+                policy.batch_with(kernel, &probes, &filter, &mut batch);
+                for (probe, answer) in probes.iter().zip(&batch) {
+                    assert_eq!(*answer, policy.key_may_match(probe, &filter));
+                }
+            }
+        }
+    }
 }
