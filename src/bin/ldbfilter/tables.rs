@@ -249,22 +249,24 @@ fn detect(
                 VariantFound::Either => guess_variant,
             };
             let basis = match (options.variant, variant, named.len()) {
-                (Some(_), _, _) => format!("{variant} (as given)"),
-                (_, VariantFound::Either, _) => format!("{variant} (no key tells them apart)"),
-                (_, _, 1) => format!("{variant} (from the policy name)"),
-                _ => format!("{variant} (decided from the table's keys)"),
+                (Some(_), _, _) => "as given",
+                (_, VariantFound::Either, _) => "no key tells them apart",
+                (_, _, 1) => "from the policy name",
+                _ => "decided from the table's keys",
             };
-            (key_format, chosen, basis)
+            (key_format, chosen, (variant.to_string(), basis))
         }
-        Verdict::UnknownPolicy { .. } => {
-            (guess_format, guess_variant, "unknown policy".to_string())
-        }
+        Verdict::UnknownPolicy { .. } => (
+            guess_format,
+            guess_variant,
+            ("unknown".to_string(), "unknown policy"),
+        ),
         _ => (
             guess_format,
             guess_variant,
-            format!(
-                "{} (a guess: the filter does not rebuild)",
-                word(guess_variant)
+            (
+                word(guess_variant).to_string(),
+                "a guess: the filter does not rebuild",
             ),
         ),
     };
@@ -283,8 +285,8 @@ struct FilterFound {
     name: String,
     /// The variant to read it with.
     variant: HashVariant,
-    /// What was found and how, for people.
-    basis: String,
+    /// What was found (`unsigned`, `signed`, `unsigned-or-signed`), and how.
+    basis: (String, &'static str),
 }
 
 pub fn probe_keys(args: &ProbeArgs) -> Result<Vec<u8>, Failure> {
@@ -376,6 +378,7 @@ pub fn inspect(args: &InspectArgs) -> bool {
 struct FilterReport {
     name: String,
     variant: String,
+    variant_basis: &'static str,
     offset: u64,
     size: usize,
     base_lg: Option<u8>,
@@ -423,7 +426,8 @@ impl Report {
             };
             FilterReport {
                 name: found.name,
-                variant: found.basis,
+                variant: found.basis.0,
+                variant_basis: found.basis.1,
                 offset: filter.block.handle.offset,
                 size: contents.len(),
                 base_lg,
@@ -474,7 +478,7 @@ impl Report {
             return s;
         };
         let _ = writeln!(s, "  filter policy    {}", f.name);
-        let _ = writeln!(s, "  hash variant     {}", f.variant);
+        let _ = writeln!(s, "  hash variant     {} ({})", f.variant, f.variant_basis);
         let _ = writeln!(s, "  filter block     offset {} size {}", f.offset, f.size);
         if let Some(problem) = &f.problem {
             let _ = writeln!(s, "  filter problem   {problem}");
@@ -528,9 +532,10 @@ impl Report {
             Some(f) => {
                 let _ = write!(
                     s,
-                    "{{\"policy\":{},\"hash_variant\":{},\"offset\":{},\"size\":{},\"base_lg\":{},\"problem\":{},\"filters\":[",
+                    "{{\"policy\":{},\"hash_variant\":{},\"hash_variant_basis\":{},\"offset\":{},\"size\":{},\"base_lg\":{},\"problem\":{},\"filters\":[",
                     json_string(&f.name),
                     json_string(&f.variant),
+                    json_string(f.variant_basis),
                     f.offset,
                     f.size,
                     f.base_lg.map_or("null".into(), |b| b.to_string()),
