@@ -316,7 +316,7 @@ pub fn probe_keys(args: &ProbeArgs) -> Result<Vec<u8>, Failure> {
                 if may_match { "may-match" } else { "absent" },
             ),
         };
-        let _ = writeln!(out, "{} {offset} {answer}", text.to_lowercase());
+        let _ = writeln!(out, "{text} {offset} {answer}");
     }
     Ok(out.into_bytes())
 }
