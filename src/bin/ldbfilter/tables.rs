@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, ValueEnum};
 use leveldb_filter::{
     keys_per_filter, looks_internal, probe, variants_for_name, verify_filter, BloomFilterPolicy,
-    BloomStats, Compression, DataBlock, FilterBlock, FilterBlockReader, HashVariant,
+    BloomStats, Compression, DataBlock, FilterBlock, FilterBlockReader, FilterPolicy, HashVariant,
     InternalKeyPolicy, KeyFormat, Probe, Table, VariantFound, Verdict, VerifyOptions,
 };
 
@@ -302,9 +302,13 @@ pub fn probe_keys(args: &ProbeArgs) -> Result<Vec<u8>, Failure> {
     let filter = table.filter_block().map_err(table_error(path))?;
     let bloom = policy.map(|found| BloomFilterPolicy::new(10).with_hash(found.variant));
     let reader = match (&filter, bloom) {
-        (Some(filter), Some(bloom)) if variants_for_name(&filter.name).is_some() => Some(
-            FilterBlockReader::new(InternalOrUser::new(format, bloom), &filter.block.contents),
-        ),
+        (Some(filter), Some(bloom)) if variants_for_name(&filter.name).is_some() => {
+            let policy: Box<dyn FilterPolicy> = match format {
+                KeyFormat::User => Box::new(bloom),
+                KeyFormat::Internal => Box::new(InternalKeyPolicy(bloom)),
+            };
+            Some(FilterBlockReader::new(policy, &filter.block.contents))
+        }
         _ => None,
     };
     let mut out = String::new();
@@ -319,42 +323,6 @@ pub fn probe_keys(args: &ProbeArgs) -> Result<Vec<u8>, Failure> {
         let _ = writeln!(out, "{text} {offset} {answer}");
     }
     Ok(out.into_bytes())
-}
-
-/// The Bloom policy, wrapped for internal keys when the table has them.
-enum InternalOrUser {
-    User(BloomFilterPolicy),
-    Internal(InternalKeyPolicy<BloomFilterPolicy>),
-}
-
-impl InternalOrUser {
-    fn new(format: KeyFormat, bloom: BloomFilterPolicy) -> Self {
-        match format {
-            KeyFormat::User => InternalOrUser::User(bloom),
-            KeyFormat::Internal => InternalOrUser::Internal(InternalKeyPolicy(bloom)),
-        }
-    }
-}
-
-impl leveldb_filter::FilterPolicy for InternalOrUser {
-    fn name(&self) -> &str {
-        match self {
-            InternalOrUser::User(p) => p.name(),
-            InternalOrUser::Internal(p) => p.name(),
-        }
-    }
-    fn create_filter(&self, keys: &[&[u8]], dst: &mut Vec<u8>) {
-        match self {
-            InternalOrUser::User(p) => p.create_filter(keys, dst),
-            InternalOrUser::Internal(p) => p.create_filter(keys, dst),
-        }
-    }
-    fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool {
-        match self {
-            InternalOrUser::User(p) => p.key_may_match(key, filter),
-            InternalOrUser::Internal(p) => p.key_may_match(key, filter),
-        }
-    }
 }
 
 pub fn inspect(args: &InspectArgs) -> bool {
