@@ -39,7 +39,7 @@
 //! same answers as one at a time. The Bloom policy hashes them 16 at a time
 //! and probes without branching, with AVX-512 where the CPU has it (chosen at
 //! run time; the scalar code is the reference the SIMD code is tested
-//! against):
+//! against, and `LEVELDB_FILTER_KERNEL=scalar` in the environment selects it):
 //!
 //! ```
 //! use leveldb_filter::{BloomFilterPolicy, FilterPolicy};

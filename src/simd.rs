@@ -21,7 +21,9 @@ pub(crate) enum Kernel {
 }
 
 impl Kernel {
-    /// The fastest kernel this CPU runs.
+    /// The fastest kernel this CPU runs, unless the environment variable
+    /// `LEVELDB_FILTER_KERNEL=scalar` asks for the scalar one (to measure or
+    /// rule out the SIMD code). Decided once per process.
     pub(crate) fn detect() -> Kernel {
         use std::sync::atomic::{AtomicU8, Ordering};
         static KERNEL: AtomicU8 = AtomicU8::new(0);
@@ -29,7 +31,9 @@ impl Kernel {
             1 => Kernel::Scalar,
             2 => Kernel::Avx512,
             _ => {
-                let kernel = if avx512_available() {
+                let scalar =
+                    std::env::var_os("LEVELDB_FILTER_KERNEL").is_some_and(|k| k == "scalar");
+                let kernel = if avx512_available() && !scalar {
                     Kernel::Avx512
                 } else {
                     Kernel::Scalar
