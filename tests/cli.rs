@@ -1,8 +1,12 @@
 //! `ldbfilter` as a user runs it: the four commands on LevelDB's golden
 //! vectors, and one clear line and a non-zero exit on bad input.
 
+mod vectors;
+
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
+
+use vectors::read_cases;
 
 fn ldbfilter(args: &[&str], stdin: &str) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_ldbfilter"))
@@ -39,78 +43,54 @@ fn assert_fails(output: &Output, needle: &str) {
     assert!(!stderr.contains("panicked"));
 }
 
-/// Sections of the first `count` cases of a vector file.
-fn cases(file: &str, count: usize) -> Vec<std::collections::HashMap<String, String>> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("testdata/vectors")
-        .join(file);
-    let text = std::fs::read_to_string(path).unwrap();
-    let mut out: Vec<std::collections::HashMap<String, String>> = Vec::new();
-    let mut section = String::new();
-    for line in text.lines().filter(|l| !l.starts_with('#')) {
-        if line.starts_with("[case ") {
-            out.push(Default::default());
-            section.clear();
-        } else if line.starts_with('[') {
-            section = line.to_owned();
-            out.last_mut()
-                .unwrap()
-                .insert(section.clone(), String::new());
-        } else if section.is_empty() {
-            let (key, value) = line.split_once(' ').unwrap();
-            out.last_mut()
-                .unwrap()
-                .insert(key.to_owned(), value.to_owned());
-        } else {
-            let body = out.last_mut().unwrap().get_mut(&section).unwrap();
-            body.push_str(line);
-            body.push('\n');
-        }
-    }
-    out.truncate(count);
-    out
-}
-
 #[test]
 fn bloom_commands_reproduce_leveldb() {
     let dir = tempfile::tempdir().unwrap();
-    for case in cases("bloom.vec", 40) {
+    for case in read_cases("bloom.vec").iter().take(40) {
         let created = ldbfilter(
-            &["bloom", "create", "--bits-per-key", &case["bits-per-key"]],
-            &case["[keys]"],
+            &[
+                "bloom",
+                "create",
+                "--bits-per-key",
+                &case.header["bits-per-key"],
+            ],
+            &case.text("keys"),
         );
-        assert_eq!(stdout(&created), case["[filter]"]);
+        assert_eq!(stdout(&created), case.text("filter"));
         let file = dir.path().join("filter.hex");
-        std::fs::write(&file, &case["[filter]"]).unwrap();
+        std::fs::write(&file, case.text("filter")).unwrap();
         let answers = ldbfilter(
             &["bloom", "may-match", file.to_str().unwrap()],
-            &case["[probes]"],
+            &case.text("probes"),
         );
-        assert_eq!(stdout(&answers), case["[answers]"]);
+        assert_eq!(stdout(&answers), case.text("answers"));
     }
 }
 
 #[test]
 fn block_commands_reproduce_leveldb() {
     let dir = tempfile::tempdir().unwrap();
-    for case in cases("block.vec", 20)
-        .into_iter()
-        .chain(cases("block-malformed.vec", 40))
-    {
-        if let Some(calls) = case.get("[calls]") {
+    let (blocks, malformed) = (read_cases("block.vec"), read_cases("block-malformed.vec"));
+    for case in blocks.iter().take(20).chain(malformed.iter().take(40)) {
+        if case.section("calls").is_some() {
             let built = ldbfilter(
-                &["block", "build", "--bits-per-key", &case["bits-per-key"]],
-                calls,
+                &[
+                    "block",
+                    "build",
+                    "--bits-per-key",
+                    &case.header["bits-per-key"],
+                ],
+                &case.text("calls"),
             );
-            assert_eq!(stdout(&built), case["[block]"]);
+            assert_eq!(stdout(&built), case.text("block"));
         }
         let file = dir.path().join("block.hex");
-        std::fs::write(&file, &case["[block]"]).unwrap();
+        std::fs::write(&file, case.text("block")).unwrap();
         let answers = ldbfilter(
             &["block", "may-match", file.to_str().unwrap()],
-            &case["[probes]"],
+            &case.text("probes"),
         );
-        assert_eq!(stdout(&answers), case["[answers]"]);
+        assert_eq!(stdout(&answers), case.text("answers"));
     }
 }
 

@@ -3,9 +3,12 @@
 //! did, and every corruption the tests can make is an error, never a panic.
 
 mod arbitrary;
+mod vectors;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use vectors::unhex;
 
 use leveldb_filter::{
     probe, verify_filter, BlockKind, BloomFilterPolicy, Error, FilterBlockReader,
@@ -31,13 +34,6 @@ fn tables() -> Vec<(String, Vec<u8>)> {
     tables.sort();
     assert!(tables.len() >= 11, "the golden tables are there");
     tables
-}
-
-fn unhex(text: &str) -> Vec<u8> {
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap())
-        .collect()
 }
 
 /// What each golden table was written with, from the generator's table list.
