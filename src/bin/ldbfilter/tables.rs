@@ -8,7 +8,7 @@ use clap::{Args, ValueEnum};
 use leveldb_filter::{
     keys_per_filter, looks_internal, probe, variants_for_name, verify_filter, BloomFilterPolicy,
     BloomStats, Compression, DataBlock, FilterBlock, FilterBlockReader, FilterPolicy, HashVariant,
-    InternalKeyPolicy, KeyFormat, Probe, Table, VariantFound, Verdict, VerifyOptions,
+    InternalKeyPolicy, KeyFormat, Probe, Table, TableFilter, VariantFound, Verdict, VerifyOptions,
 };
 
 use crate::{parse_hex, Failure};
@@ -214,11 +214,11 @@ pub fn verify(args: &VerifyArgs) -> bool {
 
 /// The table's key format and filter policy, as verification finds them; when
 /// nothing rebuilds the filter, the likeliest guess.
-fn detect(
-    table: &Table<'_>,
+fn detect<'a>(
+    table: &Table<'a>,
     blocks: &[DataBlock],
     detect: &Detect,
-) -> Result<(KeyFormat, Option<FilterFound>), leveldb_filter::Error> {
+) -> Result<(KeyFormat, Option<FilterFound<'a>>), leveldb_filter::Error> {
     let options = detect.options(None);
     let guess_format = options.key_format.unwrap_or(if looks_internal(blocks) {
         KeyFormat::Internal
@@ -273,16 +273,16 @@ fn detect(
     Ok((
         format,
         Some(FilterFound {
-            name: filter.name,
+            filter,
             variant,
             basis,
         }),
     ))
 }
 
-/// A table's filter policy, as [`detect`] finds it.
-struct FilterFound {
-    name: String,
+/// A table's filter block and policy, as [`detect`] finds them.
+struct FilterFound<'a> {
+    filter: TableFilter<'a>,
     /// The variant to read it with.
     variant: HashVariant,
     /// What was found (`unsigned`, `signed`, `unsigned-or-signed`), and how.
@@ -298,16 +298,15 @@ pub fn probe_keys(args: &ProbeArgs) -> Result<Vec<u8>, Failure> {
     let path = &args.table;
     let loaded = Loaded::read(path)?;
     let (table, blocks) = loaded.open(path)?;
-    let (format, policy) = detect(&table, &blocks, &args.detect).map_err(table_error(path))?;
-    let filter = table.filter_block().map_err(table_error(path))?;
-    let bloom = policy.map(|found| BloomFilterPolicy::new(10).with_hash(found.variant));
-    let reader = match (&filter, bloom) {
-        (Some(filter), Some(bloom)) if variants_for_name(&filter.name).is_some() => {
+    let (format, found) = detect(&table, &blocks, &args.detect).map_err(table_error(path))?;
+    let reader = match &found {
+        Some(found) if variants_for_name(&found.filter.name).is_some() => {
+            let bloom = BloomFilterPolicy::new(10).with_hash(found.variant);
             let policy: Box<dyn FilterPolicy> = match format {
                 KeyFormat::User => Box::new(bloom),
                 KeyFormat::Internal => Box::new(InternalKeyPolicy(bloom)),
             };
-            Some(FilterBlockReader::new(policy, &filter.block.contents))
+            Some(FilterBlockReader::new(policy, &found.filter.block.contents))
         }
         _ => None,
     };
@@ -329,9 +328,8 @@ pub fn inspect(args: &InspectArgs) -> bool {
     for_each_table(&args.tables, |path| {
         let loaded = Loaded::read(path)?;
         let (table, blocks) = loaded.open(path)?;
-        let (format, policy) = detect(&table, &blocks, &args.detect).map_err(table_error(path))?;
-        let filter = table.filter_block().map_err(table_error(path))?;
-        let report = Report::new(path, &table, &blocks, format, policy, filter.as_ref());
+        let (format, found) = detect(&table, &blocks, &args.detect).map_err(table_error(path))?;
+        let report = Report::new(path, &table, &blocks, format, found);
         Ok((
             if args.json {
                 report.json()
@@ -372,14 +370,13 @@ impl Report {
         table: &Table<'_>,
         blocks: &[DataBlock],
         key_format: KeyFormat,
-        policy: Option<FilterFound>,
-        filter: Option<&leveldb_filter::TableFilter<'_>>,
+        found: Option<FilterFound<'_>>,
     ) -> Self {
         let mut compressions: Vec<Compression> = blocks.iter().map(|b| b.compression).collect();
         compressions.sort();
         compressions.dedup();
-        let filter = filter.zip(policy).map(|(filter, found)| {
-            let contents = &filter.block.contents[..];
+        let filter = found.map(|found| {
+            let contents = &found.filter.block.contents[..];
             let (base_lg, problem, filters) = match FilterBlock::parse(contents) {
                 Ok(parsed) => {
                     let counts = keys_per_filter(blocks);
@@ -393,10 +390,10 @@ impl Report {
                 Err(e) => (None, Some(e.to_string()), Vec::new()),
             };
             FilterReport {
-                name: found.name,
                 variant: found.basis.0,
                 variant_basis: found.basis.1,
-                offset: filter.block.handle.offset,
+                offset: found.filter.block.handle.offset,
+                name: found.filter.name,
                 size: contents.len(),
                 base_lg,
                 problem,
