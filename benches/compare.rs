@@ -10,6 +10,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use leveldb_filter::{BloomFilterPolicy, FilterBlockBuilder, FilterPolicy};
+use leveldb_filter_oracle::rng::Rng;
 use leveldb_filter_oracle::{Bloom, KeySet};
 use rusty_leveldb::FilterPolicy as _;
 
@@ -18,25 +19,14 @@ const RUNS: usize = 11;
 /// Each timed run repeats its work until it has taken at least this long.
 const MIN_RUN: Duration = Duration::from_millis(60);
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e3779b97f4a7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58476d1ce4e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d049bb133111eb);
-        z ^ (z >> 31)
-    }
-    fn keys(&mut self, n: usize, lengths: std::ops::RangeInclusive<usize>) -> Vec<Vec<u8>> {
-        let span = (lengths.end() - lengths.start() + 1) as u64;
-        (0..n)
-            .map(|_| {
-                let len = lengths.start() + (self.next() % span) as usize;
-                (0..len).map(|_| self.next() as u8).collect()
-            })
-            .collect()
-    }
+/// `n` keys of random bytes, each of a length drawn from `lengths`.
+fn random_keys(rng: &mut Rng, n: usize, lengths: std::ops::RangeInclusive<u64>) -> Vec<Vec<u8>> {
+    (0..n)
+        .map(|_| {
+            let len = rng.range(*lengths.start(), *lengths.end());
+            (0..len).map(|_| rng.next_u64() as u8).collect()
+        })
+        .collect()
 }
 
 /// Median ns per key of each piece of `work`, each handling `keys` keys per
@@ -183,10 +173,10 @@ fn main() {
     let mut rows = Vec::new();
 
     let sets = [
-        ("n=100 16B", rng.keys(100, 16..=16)),
-        ("n=10000 16B", rng.keys(10_000, 16..=16)),
-        ("n=1000000 16B", rng.keys(1_000_000, 16..=16)),
-        ("n=10000 8..64B", rng.keys(10_000, 8..=64)),
+        ("n=100 16B", random_keys(&mut rng, 100, 16..=16)),
+        ("n=10000 16B", random_keys(&mut rng, 10_000, 16..=16)),
+        ("n=1000000 16B", random_keys(&mut rng, 1_000_000, 16..=16)),
+        ("n=10000 8..64B", random_keys(&mut rng, 10_000, 8..=64)),
     ];
     for (name, keys) in &sets {
         let mut set = KeySet::new(keys);
@@ -225,7 +215,7 @@ fn main() {
         if keys.len() < 10_000 {
             continue;
         }
-        let others = rng.keys(keys.len(), 16..=16);
+        let others = random_keys(&mut rng, keys.len(), 16..=16);
         let probes: Vec<Vec<u8>> = keys
             .iter()
             .zip(&others)

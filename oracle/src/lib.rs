@@ -10,6 +10,11 @@ use std::path::Path;
 
 pub mod rng;
 
+/// Lowercase hex, as the vector and probe files hold keys and filters.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// The generators' command line, `[--seed N] OUT_DIR`: the seed (1 unless
 /// given) and the directory, which is created. Exits with a usage line on
 /// anything else.

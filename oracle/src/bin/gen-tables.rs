@@ -13,6 +13,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use leveldb_filter_oracle::hex;
 use leveldb_filter_oracle::rng::Rng;
 use leveldb_filter_oracle::{table_probe, write_db, write_table, PolicyKind, TableOptions};
 
@@ -42,13 +43,6 @@ fn entries(rng: &mut Rng, n: usize, ascii: bool) -> Vec<(Vec<u8>, Vec<u8>)> {
             (k, value)
         })
         .collect()
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().fold(String::new(), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
 }
 
 /// LevelDB's answers for some of the table's keys, keys near them, and others.

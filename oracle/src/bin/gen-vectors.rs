@@ -13,21 +13,13 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use leveldb_filter_oracle::hex;
 use leveldb_filter_oracle::rng::Rng;
 use leveldb_filter_oracle::Bloom;
 
 fn random_bytes(rng: &mut Rng, min_len: u64, max_len: u64) -> Vec<u8> {
     let len = rng.range(min_len, max_len);
     (0..len).map(|_| rng.next_u64() as u8).collect()
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes
-        .iter()
-        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        })
 }
 
 /// One vector file being written.
