@@ -6,7 +6,7 @@
 //! rotated right by 17 bits and all arithmetic on 32 bits.
 
 use crate::hash::{hash, HashVariant};
-use crate::simd::{self, Kernel, LANES};
+use crate::simd::{self, Kernel};
 use crate::FilterPolicy;
 
 const SEED: u32 = 0xbc9f1d34;
@@ -124,17 +124,19 @@ impl BloomFilterPolicy {
         dst.resize(start + bytes, 0);
         dst.push(self.k as u8);
         let array = &mut dst[start..start + bytes];
+        if simd::insert(kernel, keys, self.variant, self.k, array) {
+            return;
+        }
         let modulus = Modulus::new(bytes * 8);
-        let k = self.k;
-        for_each_block(kernel, keys, self.variant, &modulus, k, |block, rows| {
-            for (group, rows) in block.chunks(LANES).zip(rows.chunks(k)) {
-                for row in rows {
-                    for &pos in &row[..group.len()] {
-                        array[pos as usize / 8] |= 1 << (pos % 8);
-                    }
-                }
+        for key in keys {
+            let mut h = hash(key, SEED, self.variant);
+            let delta = h.rotate_right(17);
+            for _ in 0..self.k {
+                let pos = modulus.reduce(h);
+                array[pos / 8] |= 1 << (pos % 8);
+                h = h.wrapping_add(delta);
             }
-        });
+        }
     }
 
     /// `key_may_match_batch` on a given kernel.
@@ -143,74 +145,6 @@ impl BloomFilterPolicy {
         match BloomFilter::new(filter) {
             Ok(bloom) => bloom.contains_batch(kernel, keys, self.variant, out),
             Err(answer) => out.fill(answer),
-        }
-    }
-}
-
-/// Calls `f(keys, rows)` for blocks of keys, `rows` holding k rows of
-/// positions per group of 16 keys: each block's keys are hashed, then their
-/// positions computed, then handed over, so that the SIMD work of a block's
-/// groups overlaps. Few keys get a small block (its buffers are zeroed on
-/// every call), many a large one.
-fn for_each_block(
-    kernel: Kernel,
-    keys: &[&[u8]],
-    variant: HashVariant,
-    modulus: &Modulus,
-    k: usize,
-    f: impl FnMut(&[&[u8]], &[[u32; LANES]]),
-) {
-    if keys.len() <= 4 * LANES {
-        blocks::<30>(kernel, keys, variant, modulus, k, f)
-    } else {
-        blocks::<96>(kernel, keys, variant, modulus, k, f)
-    }
-}
-
-/// [`for_each_block`] with blocks of `ROWS` rows of positions (at least 30,
-/// one group's rows at k = 30).
-fn blocks<const ROWS: usize>(
-    kernel: Kernel,
-    keys: &[&[u8]],
-    variant: HashVariant,
-    modulus: &Modulus,
-    k: usize,
-    mut f: impl FnMut(&[&[u8]], &[[u32; LANES]]),
-) {
-    debug_assert!(k > 0, "callers handle k = 0");
-    let groups = (ROWS / k).max(1);
-    let mut hashes = [[0u32; LANES]; ROWS];
-    let mut rows = [[0u32; LANES]; ROWS];
-    for block in keys.chunks(groups * LANES) {
-        let count = block.len().div_ceil(LANES);
-        for (hashes, group) in hashes.iter_mut().zip(block.chunks(LANES)) {
-            *hashes = simd::hash16(kernel, group, SEED, variant).unwrap_or_else(|| {
-                let mut hashes = [0u32; LANES];
-                for (h, key) in hashes.iter_mut().zip(group) {
-                    *h = hash(key, SEED, variant);
-                }
-                hashes
-            });
-        }
-        let rows = &mut rows[..count * k];
-        if !simd::positions(kernel, &hashes[..count], modulus.bits, rows) {
-            scalar_positions(&hashes[..count], modulus, rows);
-        }
-        f(block, rows);
-    }
-}
-
-/// The scalar reference for [`simd::positions`].
-fn scalar_positions(hashes: &[[u32; LANES]], modulus: &Modulus, rows: &mut [[u32; LANES]]) {
-    let k = rows.len() / hashes.len();
-    for (group, rows) in hashes.iter().zip(rows.chunks_mut(k)) {
-        for (lane, &h) in group.iter().enumerate() {
-            let delta = h.rotate_right(17);
-            let mut h = h;
-            for row in rows.iter_mut() {
-                row[lane] = modulus.reduce(h) as u32;
-                h = h.wrapping_add(delta);
-            }
         }
     }
 }
@@ -262,8 +196,9 @@ impl<'a> BloomFilter<'a> {
         true
     }
 
-    /// Many keys, 16 at a time, probed without branching on the bits so that
-    /// the loads of several keys are in flight at once.
+    /// Many keys against this filter. The scalar path probes every bit of
+    /// every key without branching on them, so that the loads of several
+    /// keys are in flight at once.
     fn contains_batch(
         &self,
         kernel: Kernel,
@@ -272,21 +207,20 @@ impl<'a> BloomFilter<'a> {
         out: &mut [bool],
     ) {
         let k = usize::from(self.k);
-        if k == 0 {
-            // No probe can fail: LevelDB answers true.
-            return out.fill(true);
+        if simd::contains(kernel, keys, variant, k, self.array, out) {
+            return;
         }
-        let mut answers = out.chunks_mut(LANES);
-        for_each_block(kernel, keys, variant, &self.modulus, k, |_, rows| {
-            for rows in rows.chunks(k) {
-                let Some(out) = answers.next() else { return };
-                for (lane, answer) in out.iter_mut().enumerate() {
-                    *answer = rows
-                        .iter()
-                        .fold(true, |all, row| all & self.bit(row[lane] as usize));
-                }
+        for (key, answer) in keys.iter().zip(out) {
+            let mut h = hash(key, SEED, variant);
+            let delta = h.rotate_right(17);
+            // No probe at all (k = 0) fails: LevelDB answers true.
+            let mut all = true;
+            for _ in 0..k {
+                all &= self.bit(self.modulus.reduce(h));
+                h = h.wrapping_add(delta);
             }
-        });
+            *answer = all;
+        }
     }
 }
 
@@ -326,8 +260,8 @@ impl Modulus {
 
 #[cfg(test)]
 mod tests {
-    use super::{scalar_positions, Modulus, LANES};
-    use crate::simd::Kernel;
+    use super::Modulus;
+    use crate::simd::{Kernel, LANES};
     use crate::{hash, HashVariant};
     use quickcheck::{QuickCheck, TestResult};
 
@@ -383,8 +317,9 @@ mod tests {
         }
     }
 
-    /// The kernel this CPU runs against the scalar one and LevelDB's formula:
-    /// keys of one length (the SIMD hash) and of mixed lengths, both variants.
+    /// The SIMD hash and probe positions against the scalar hash and
+    /// LevelDB's formula: keys of one length and of mixed lengths, both
+    /// variants, filters of any size the kernel takes.
     #[test]
     fn kernels_agree_on_positions() {
         fn prop(keys: Vec<Vec<u8>>, same_len: u8, bytes: u32, signed: bool) -> TestResult {
@@ -401,35 +336,63 @@ mod tests {
             } else {
                 HashVariant::Unsigned
             };
-            let bits = 64 + u64::from(bytes % (1 << 27)) * 8;
-            let modulus = Modulus::new(bits as usize);
+            // 64 bits to 2^31 - 8, the largest multiple of 8 the kernel takes below 2^31.
+            let bits = 64 + u64::from(bytes % ((1 << 28) - 8)) * 8;
             let kernel = Kernel::detect();
-            let mut hashes = [[0u32; LANES]; 1];
-            for (h, key) in hashes[0].iter_mut().zip(&refs) {
+            let mut hashes = [0u32; LANES];
+            for (h, key) in hashes.iter_mut().zip(&refs) {
                 *h = hash(key, 0xbc9f1d34, variant);
             }
             if let Some(simd) = crate::simd::hash16(kernel, &refs, 0xbc9f1d34, variant) {
-                if simd[..refs.len()] != hashes[0][..refs.len()] {
-                    return TestResult::failed();
-                }
-            }
-            let mut want = [[0u32; LANES]; 30];
-            scalar_positions(&hashes, &modulus, &mut want);
-            for (lane, key) in refs.iter().enumerate() {
-                let naive = naive(hash(key, 0xbc9f1d34, variant), bits, 30);
-                if (0..30).any(|j| want[j][lane] as usize != naive[j]) {
+                if simd[..refs.len()] != hashes[..refs.len()] {
                     return TestResult::failed();
                 }
             }
             let mut got = [[0u32; LANES]; 30];
             if !crate::simd::positions(kernel, &hashes, bits, &mut got) {
-                return TestResult::from_bool(kernel == Kernel::Scalar || bits > 1 << 31);
+                return TestResult::from_bool(kernel == Kernel::Scalar);
             }
-            TestResult::from_bool((0..30).all(|j| got[j][..refs.len()] == want[j][..refs.len()]))
+            TestResult::from_bool(hashes.iter().enumerate().all(|(lane, &h)| {
+                let naive = naive(h, bits, 30);
+                (0..30).all(|j| got[j][lane] as usize == naive[j])
+            }))
         }
         QuickCheck::new()
             .tests(5_000)
             .quickcheck(prop as fn(Vec<Vec<u8>>, u8, u32, bool) -> TestResult);
+    }
+
+    /// The SIMD reduction where a quotient is closest to going wrong: h at
+    /// and next to multiples of bits, and the largest sizes.
+    #[test]
+    fn simd_positions_are_exact_next_to_multiples() {
+        let kernel = Kernel::detect();
+        for bits in [64u64, 72, 1000, 1 << 20, (1 << 31) - 8, 1 << 31, 0x7654_3210] {
+            let mut values: Vec<u32> = vec![0, 1, u32::MAX, u32::MAX - 1];
+            for q in [1u64, 2, 3, 7, 1 << 10, (1 << 32) / bits - 1, (1 << 32) / bits] {
+                for offset in [-1i64, 0, 1] {
+                    let h = (q * bits) as i64 + offset;
+                    if (0..=i64::from(u32::MAX)).contains(&h) {
+                        values.push(h as u32);
+                    }
+                }
+            }
+            for hashes in values.chunks(LANES) {
+                let mut lanes = [0u32; LANES];
+                lanes[..hashes.len()].copy_from_slice(hashes);
+                let mut got = [[0u32; LANES]; 30];
+                if !crate::simd::positions(kernel, &lanes, bits, &mut got) {
+                    assert_eq!(kernel, Kernel::Scalar);
+                    return;
+                }
+                for (lane, &h) in lanes.iter().enumerate() {
+                    let naive = naive(h, bits, 30);
+                    for (j, want) in naive.iter().enumerate() {
+                        assert_eq!(got[j][lane] as usize, *want, "h {h:#x} bits {bits} probe {j}");
+                    }
+                }
+            }
+        }
     }
 
     /// The SIMD hash on 16 keys of every length, and of mixed lengths, tails

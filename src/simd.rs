@@ -1,7 +1,7 @@
-//! Runtime CPU dispatch for the Bloom filter's batch work: hashing 16 keys of
-//! one length at once and computing their probe positions, with AVX-512F where
-//! the CPU has it. The scalar code in `bloom.rs` and `hash.rs` is the
-//! reference; the property tests pit this module against it.
+//! Runtime CPU dispatch for the Bloom filter's batch work: whole groups of 16
+//! keys hashed, their probe positions computed and their bits set or tested,
+//! with AVX-512F where the CPU has it. The scalar code in `bloom.rs` and
+//! `hash.rs` is the reference; the property tests pit this module against it.
 //!
 //! This is the crate's only module with `unsafe` code.
 #![allow(unsafe_code)]
@@ -46,6 +46,12 @@ impl Kernel {
             }
         }
     }
+
+    /// Whether this kernel handles a bit array of `bytes` bytes probed `k`
+    /// times per key: the SIMD reduction needs `0 < bits <= 2^31`.
+    fn handles(self, bytes: usize, k: usize) -> bool {
+        self == Kernel::Avx512 && bytes > 0 && bytes <= 1 << 28 && k > 0
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -58,9 +64,87 @@ fn avx512_available() -> bool {
     false
 }
 
-/// LevelDB's `Hash` of up to 16 keys of any lengths at once; `None` when
-/// this kernel cannot (the caller then hashes them one by one).
+/// Sets in `array` the `k` probe bits of every key, as LevelDB's
+/// `CreateFilter` does; `false` (nothing written) when this kernel cannot.
+pub(crate) fn insert(
+    kernel: Kernel,
+    keys: &[&[u8]],
+    variant: HashVariant,
+    k: usize,
+    array: &mut [u8],
+) -> bool {
+    if !kernel.handles(array.len(), k) {
+        return false;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: the kernel is Avx512 only when the CPU has AVX-512F and VL;
+        // `handles` checked 0 < array.len() <= 2^28 and k > 0.
+        unsafe { avx512::insert(keys, variant, k, array) };
+        true
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (keys, variant);
+        false
+    }
+}
+
+/// For each key, whether all `k` of its probe bits are set in `array`, as
+/// LevelDB's `KeyMayMatch` answers; `false` (nothing written) when this
+/// kernel cannot. `out` holds one answer per key.
+pub(crate) fn contains(
+    kernel: Kernel,
+    keys: &[&[u8]],
+    variant: HashVariant,
+    k: usize,
+    array: &[u8],
+    out: &mut [bool],
+) -> bool {
+    if !kernel.handles(array.len(), k) || keys.len() != out.len() {
+        return false;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: as in `insert`.
+        unsafe { avx512::contains(keys, variant, k, array, out) };
+        true
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (keys, variant);
+        false
+    }
+}
+
+/// Up to 16 keys, padded with empty keys to 16 lanes.
 #[inline]
+fn lanes<'a>(keys: &[&'a [u8]]) -> [&'a [u8]; LANES] {
+    let mut lanes: [&[u8]; LANES] = [&[]; LANES];
+    lanes[..keys.len()].copy_from_slice(keys);
+    lanes
+}
+
+/// The tail of a key (its last `len % 4` bytes) as LevelDB's `Hash` adds it,
+/// without a branch on the tail's length for keys of 4 bytes or more.
+#[inline]
+fn tail(key: &[u8], variant: HashVariant) -> u32 {
+    let unsigned = match key.last_chunk::<4>() {
+        // The top `len % 4` bytes of the last word; none when the key is
+        // whole words (a shift by 32 of a 64-bit value).
+        Some(last) => (u64::from(u32::from_le_bytes(*last)) >> (32 - 8 * (key.len() % 4))) as u32,
+        None => key.iter().rev().fold(0, |acc, &b| acc << 8 | u32::from(b)),
+    };
+    match variant {
+        HashVariant::Unsigned => unsigned,
+        // Each byte >= 0x80 sign-extended: byte j adds -2^(8j+8) more.
+        HashVariant::Signed => unsigned.wrapping_sub((unsigned & 0x0080_8080) << 1),
+    }
+}
+
+/// LevelDB's `Hash` of up to 16 keys at once; `None` when this kernel
+/// cannot. The pieces of `insert` and `contains`, for the tests.
+#[cfg(test)]
 pub(crate) fn hash16(
     kernel: Kernel,
     keys: &[&[u8]],
@@ -70,62 +154,41 @@ pub(crate) fn hash16(
     if kernel != Kernel::Avx512 || keys.is_empty() || keys.len() > LANES {
         return None;
     }
-    // Missing lanes hash an empty key; their results are not used.
-    let mut lanes: [&[u8]; LANES] = [&[]; LANES];
-    lanes[..keys.len()].copy_from_slice(keys);
-    // The tail (the last len % 4 bytes) of each key as LevelDB adds it.
-    let mut tails = [0u32; LANES];
-    for (tail, key) in tails.iter_mut().zip(&lanes) {
-        let bytes = &key[key.len() / 4 * 4..];
-        let unsigned = bytes
-            .iter()
-            .rev()
-            .fold(0u32, |acc, &b| acc << 8 | u32::from(b));
-        *tail = match variant {
-            HashVariant::Unsigned => unsigned,
-            // Each byte >= 0x80 sign-extended: byte j adds -2^(8j+8) more.
-            HashVariant::Signed => unsigned.wrapping_sub((unsigned & 0x0080_8080) << 1),
-        };
-    }
     #[cfg(target_arch = "x86_64")]
     {
         // SAFETY: the kernel is Avx512 only when the CPU has AVX-512F and VL.
-        Some(unsafe { avx512::hash16(&lanes, &tails, seed) })
+        Some(unsafe { avx512::hash16_array(keys, seed, variant) })
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let _ = seed;
+        let _ = (seed, variant);
         None
     }
 }
 
-/// For each group g of 16 hashes, writes `rows[g * k + j][lane] =
-/// (hashes[g][lane] + j * delta) % bits` for each probe j < k (delta the hash
-/// rotated right by 17, sums on 32 bits), for filters of `bits <= 2^31`;
-/// `false` when this kernel cannot. `rows` holds `k` rows per group.
-#[inline]
+/// Writes `rows[j][lane] = (hashes[lane] + j * delta) % bits` for each probe
+/// j (delta the hash rotated right by 17, sums on 32 bits); `false` when this
+/// kernel cannot (it needs `0 < bits <= 2^31`).
+#[cfg(test)]
 pub(crate) fn positions(
     kernel: Kernel,
-    hashes: &[[u32; LANES]],
+    hashes: &[u32; LANES],
     bits: u64,
     rows: &mut [[u32; LANES]],
 ) -> bool {
-    if kernel != Kernel::Avx512 || bits > 1 << 31 || bits == 0 || hashes.is_empty() {
+    if kernel != Kernel::Avx512 || bits > 1 << 31 || bits == 0 {
         return false;
     }
-    let k = rows.len() / hashes.len();
     #[cfg(target_arch = "x86_64")]
     {
-        for (group, rows) in hashes.iter().zip(rows.chunks_mut(k)) {
-            // SAFETY: the kernel is Avx512 only when the CPU has AVX-512F;
-            // 0 < bits <= 2^31.
-            unsafe { avx512::positions16(group, bits, rows) };
-        }
+        // SAFETY: the kernel is Avx512 only when the CPU has AVX-512F and
+        // VL; 0 < bits <= 2^31.
+        unsafe { avx512::positions_array(hashes, bits, rows) };
         true
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let _ = k;
+        let _ = rows;
         false
     }
 }
@@ -134,37 +197,157 @@ pub(crate) fn positions(
 mod avx512 {
     use std::arch::x86_64::*;
 
-    use super::LANES;
+    use super::{lanes, tail, LANES};
+    use crate::HashVariant;
 
     const M: i32 = 0xc6a4a793_u32 as i32;
+    const SEED: u32 = 0xbc9f1d34;
 
-    /// LevelDB's `Hash` of 16 keys, in 16 lanes: each key's whole words in
-    /// rounds (a lane sits out the rounds past its length), then its tail,
-    /// given in `tails` as LevelDB adds it.
+    /// See `super::insert`.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512F and VL; `0 < array.len() <= 2^28`, `k > 0`.
+    #[target_feature(enable = "avx512f,avx512vl")]
+    pub(super) unsafe fn insert(keys: &[&[u8]], variant: HashVariant, k: usize, array: &mut [u8]) {
+        let reducer = Reducer::new(array.len() as u64 * 8);
+        let mut probes = Probes::new();
+        for group in keys.chunks(LANES) {
+            probes.fill(&reducer, hash_group(group, variant), k);
+            for (indexes, bits) in probes.indexes[..k].iter().zip(&probes.bits) {
+                for lane in 0..group.len() {
+                    // SAFETY: `Probes::fill` clamps every index below `array.len()`.
+                    unsafe { *array.get_unchecked_mut(indexes[lane] as usize) |= bits[lane] };
+                }
+            }
+        }
+    }
+
+    /// See `super::contains`.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512F and VL; `0 < array.len() <= 2^28`, `k > 0`,
+    /// `out.len() == keys.len()`.
+    #[target_feature(enable = "avx512f,avx512vl")]
+    pub(super) unsafe fn contains(
+        keys: &[&[u8]],
+        variant: HashVariant,
+        k: usize,
+        array: &[u8],
+        out: &mut [bool],
+    ) {
+        let reducer = Reducer::new(array.len() as u64 * 8);
+        let mut probes = Probes::new();
+        for (group, out) in keys.chunks(LANES).zip(out.chunks_mut(LANES)) {
+            probes.fill(&reducer, hash_group(group, variant), k);
+            for (lane, answer) in out.iter_mut().enumerate() {
+                let mut found = 1u8;
+                for (indexes, bits) in probes.indexes[..k].iter().zip(&probes.bits) {
+                    // SAFETY: `Probes::fill` clamps every index below `array.len()`.
+                    let byte = unsafe { *array.get_unchecked(indexes[lane] as usize) };
+                    found &= u8::from(byte & bits[lane] != 0);
+                }
+                *answer = found != 0;
+            }
+        }
+    }
+
+    /// [`hash16`] of a group of up to 16 keys: a whole group in place (a copy
+    /// would stall the vector loads of its lengths on the copy's stores).
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vl")]
+    fn hash_group(group: &[&[u8]], variant: HashVariant) -> __m512i {
+        match group.try_into() {
+            Ok(whole) => hash16(whole, SEED, variant),
+            Err(_) => hash16(&lanes(group), SEED, variant),
+        }
+    }
+
+    /// The probes of 16 keys, as byte indexes and masks of the bit in that
+    /// byte, a row per probe.
+    struct Probes {
+        indexes: [[u32; LANES]; 30],
+        bits: [[u8; LANES]; 30],
+    }
+
+    impl Probes {
+        fn new() -> Probes {
+            Probes {
+                indexes: [[0; LANES]; 30],
+                bits: [[0; LANES]; 30],
+            }
+        }
+
+        /// The first `min(k, 30)` rows for the keys hashed to `h`. Indexes
+        /// are clamped below the array's length: a no-op for exact
+        /// positions, and what makes unchecked access sound.
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512vl")]
+        fn fill(&mut self, r: &Reducer, mut h: __m512i, k: usize) {
+            let delta = _mm512_ror_epi32::<17>(h);
+            let (one, seven) = (_mm512_set1_epi32(1), _mm512_set1_epi32(7));
+            for (indexes, bits) in self.indexes.iter_mut().zip(&mut self.bits).take(k) {
+                let pos = r.rem16(h);
+                let index = _mm512_min_epu32(_mm512_srli_epi32::<3>(pos), r.last_byte);
+                let bit = _mm512_sllv_epi32(one, _mm512_and_si512(pos, seven));
+                // SAFETY: a row of indexes is 64 bytes, of bits 16.
+                unsafe {
+                    _mm512_storeu_si512(indexes.as_mut_ptr().cast(), index);
+                    _mm_storeu_si128(bits.as_mut_ptr().cast(), _mm512_cvtepi32_epi8(bit));
+                }
+                h = _mm512_add_epi32(h, delta);
+            }
+        }
+    }
+
+    /// [`hash16`] of up to 16 keys, as an array.
     ///
     /// # Safety
     /// The CPU must have AVX-512F and VL.
+    #[cfg(test)]
     #[target_feature(enable = "avx512f,avx512vl")]
-    pub(super) unsafe fn hash16(
-        keys: &[&[u8]; LANES],
-        tails: &[u32; LANES],
+    pub(super) unsafe fn hash16_array(
+        keys: &[&[u8]],
         seed: u32,
+        variant: HashVariant,
     ) -> [u32; LANES] {
+        let mut out = [0u32; LANES];
+        // SAFETY: `out` is 64 bytes.
+        unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), hash16(&lanes(keys), seed, variant)) };
+        out
+    }
+
+    /// The probe positions `(h + j * delta) % bits`, as rows.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512F and VL; `0 < bits <= 2^31`.
+    #[cfg(test)]
+    #[target_feature(enable = "avx512f,avx512vl")]
+    pub(super) unsafe fn positions_array(hashes: &[u32; LANES], bits: u64, rows: &mut [[u32; LANES]]) {
+        let reducer = Reducer::new(bits);
+        // SAFETY: `hashes` is 64 bytes.
+        let mut h = unsafe { _mm512_loadu_si512(hashes.as_ptr().cast()) };
+        let delta = _mm512_ror_epi32::<17>(h);
+        for row in rows {
+            // SAFETY: a row is 64 bytes.
+            unsafe { _mm512_storeu_si512(row.as_mut_ptr().cast(), reducer.rem16(h)) };
+            h = _mm512_add_epi32(h, delta);
+        }
+    }
+
+    /// LevelDB's `Hash` of 16 keys, in 16 lanes: each key's whole words in
+    /// rounds (a lane sits out the rounds past its length), then its tail.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vl")]
+    fn hash16(keys: &[&[u8]; LANES], seed: u32, variant: HashVariant) -> __m512i {
         let m = _mm512_set1_epi32(M);
-        let round = |h: __m512i, w: __m512i| {
-            let h = _mm512_mullo_epi32(_mm512_add_epi32(h, w), m);
-            _mm512_xor_si512(h, _mm512_srli_epi32::<16>(h))
-        };
         let len = keys[0].len();
         let (mut h, has_tail) = if keys.iter().all(|k| k.len() == len) {
             // One length: every lane runs every round.
             let words = [(len / 4) as u32; LANES];
             let mut h = _mm512_set1_epi32((seed ^ (len as u32).wrapping_mul(M as u32)) as i32);
             for chunk in (0..len / 4).step_by(4) {
-                // SAFETY: `transpose16` reads only the words each key has.
-                let ws = unsafe { transpose16(keys, &words, chunk) };
-                for w in ws.into_iter().take(len / 4 - chunk) {
-                    h = round(h, w);
+                for w in words16(keys, &words, chunk).into_iter().take(len / 4 - chunk) {
+                    h = round(h, w, m);
                 }
             }
             (h, if len.is_multiple_of(4) { 0 } else { 0xffff })
@@ -182,67 +365,84 @@ mod avx512 {
             let mut h =
                 _mm512_xor_si512(_mm512_set1_epi32(seed as i32), _mm512_mullo_epi32(lens, m));
             for chunk in (0..most).step_by(4) {
-                // SAFETY: `transpose16` reads only the words each key has.
-                let ws = unsafe { transpose16(keys, &words, chunk) };
+                let ws = words16(keys, &words, chunk);
                 for (i, w) in ws.into_iter().enumerate().take(most - chunk) {
                     // Lanes whose key has a word `chunk + i`.
                     let active =
                         _mm512_cmpgt_epu32_mask(words_v, _mm512_set1_epi32((chunk + i) as i32));
-                    h = _mm512_mask_mov_epi32(h, active, round(h, w));
+                    h = _mm512_mask_mov_epi32(h, active, round(h, w, m));
                 }
             }
             (h, _mm512_test_epi32_mask(lens, _mm512_set1_epi32(3)))
         };
         if has_tail != 0 {
+            let mut tails = [0u32; LANES];
+            for (t, key) in tails.iter_mut().zip(keys) {
+                *t = tail(key, variant);
+            }
             // SAFETY: `tails` is 16 u32s, 64 bytes.
             let tails = unsafe { _mm512_loadu_si512(tails.as_ptr().cast()) };
             let last = _mm512_mullo_epi32(_mm512_add_epi32(h, tails), m);
             let last = _mm512_xor_si512(last, _mm512_srli_epi32::<24>(last));
             h = _mm512_mask_mov_epi32(h, has_tail, last);
         }
-        let mut out = [0u32; LANES];
-        // SAFETY: `out` is 64 bytes.
-        unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), h) };
-        out
+        h
     }
 
-    /// Words `chunk .. chunk + 4` of 16 keys, four keys to a register, then
-    /// transposed: result i holds word `chunk + i` of every key (0 past a
-    /// key's `words[key]` whole words).
-    ///
-    /// # Safety
-    /// The CPU must have AVX-512F and VL.
+    /// One word of the hash: `h = (h + w) * m; h ^= h >> 16`.
     #[inline]
     #[target_feature(enable = "avx512f,avx512vl")]
-    unsafe fn transpose16(
-        keys: &[&[u8]; LANES],
-        words: &[u32; LANES],
-        chunk: usize,
-    ) -> [__m512i; 4] {
-        let load = |i: usize| -> __m128i {
-            let count = (words[i] as usize).saturating_sub(chunk).min(4);
-            if count == 0 {
-                // No load at all: a fully masked load from an address that
-                // may be dangling (an empty key's) is slow on some CPUs.
-                return _mm_setzero_si128();
-            }
-            let mask: __mmask8 = (1u8 << count) - 1;
-            // SAFETY: the `count` words read are whole words of the key, and
-            // masked-off words are neither read nor able to fault.
-            unsafe { _mm_maskz_loadu_epi32(mask, keys[i].as_ptr().wrapping_add(4 * chunk).cast()) }
+    fn round(h: __m512i, w: __m512i, m: __m512i) -> __m512i {
+        let h = _mm512_mullo_epi32(_mm512_add_epi32(h, w), m);
+        _mm512_xor_si512(h, _mm512_srli_epi32::<16>(h))
+    }
+
+    /// Words `chunk .. chunk + 4` of 16 keys, transposed: result i holds
+    /// word `chunk + i` of every key (0 past a key's `words[key]` whole
+    /// words).
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vl")]
+    fn words16(keys: &[&[u8]; LANES], words: &[u32; LANES], chunk: usize) -> [__m512i; 4] {
+        if words.iter().all(|&w| w as usize >= chunk + 4) {
+            // Four whole words in every key: plain loads.
+            transpose([0, 4, 8, 12].map(|i| whole4(keys, chunk, i)))
+        } else {
+            transpose([0, 4, 8, 12].map(|i| {
+                let x = _mm512_castsi128_si512(load4(keys[i], words[i], chunk));
+                let x = _mm512_inserti32x4::<1>(x, load4(keys[i + 1], words[i + 1], chunk));
+                let x = _mm512_inserti32x4::<2>(x, load4(keys[i + 2], words[i + 2], chunk));
+                _mm512_inserti32x4::<3>(x, load4(keys[i + 3], words[i + 3], chunk))
+            }))
+        }
+    }
+
+    /// Words `chunk .. chunk + 4` of keys `i .. i + 4`, which have them, a
+    /// key per 128 bits.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vl")]
+    fn whole4(keys: &[&[u8]; LANES], chunk: usize, i: usize) -> __m512i {
+        let load = |key: &[u8]| {
+            let words: &[u8; 16] = key[4 * chunk..][..16].try_into().expect("16 bytes");
+            // SAFETY: `words` is 16 bytes.
+            unsafe { _mm_loadu_si128(words.as_ptr().cast()) }
         };
-        let four = |i: usize| -> __m512i {
-            let v = _mm512_castsi128_si512(load(i));
-            let v = _mm512_inserti32x4::<1>(v, load(i + 1));
-            let v = _mm512_inserti32x4::<2>(v, load(i + 2));
-            _mm512_inserti32x4::<3>(v, load(i + 3))
-        };
+        let x = _mm512_castsi128_si512(load(keys[i]));
+        let x = _mm512_inserti32x4::<1>(x, load(keys[i + 1]));
+        let x = _mm512_inserti32x4::<2>(x, load(keys[i + 2]));
+        _mm512_inserti32x4::<3>(x, load(keys[i + 3]))
+    }
+
+    /// Four vectors of four keys' four words (a key per 128 bits) as four
+    /// vectors of one word of 16 keys.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vl")]
+    fn transpose([a, b, c, d]: [__m512i; 4]) -> [__m512i; 4] {
         // Within each register, word-major: [k0w0 k1w0 k2w0 k3w0 | k0w1 ...].
         let by_word = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
-        let a = _mm512_permutexvar_epi32(by_word, four(0));
-        let b = _mm512_permutexvar_epi32(by_word, four(4));
-        let c = _mm512_permutexvar_epi32(by_word, four(8));
-        let d = _mm512_permutexvar_epi32(by_word, four(12));
+        let a = _mm512_permutexvar_epi32(by_word, a);
+        let b = _mm512_permutexvar_epi32(by_word, b);
+        let c = _mm512_permutexvar_epi32(by_word, c);
+        let d = _mm512_permutexvar_epi32(by_word, d);
         // Gather lane i of a, b, c, d into result i.
         let ab01 = _mm512_shuffle_i32x4::<0b01_00_01_00>(a, b);
         let ab23 = _mm512_shuffle_i32x4::<0b11_10_11_10>(a, b);
@@ -256,65 +456,73 @@ mod avx512 {
         ]
     }
 
-    /// `h % d` for 8 lanes of 32-bit `h`, in doubles: the quotient from the
-    /// reciprocal is off by at most one (h / d < 2^32, relative error < 2^-51),
-    /// and `h - q * d` is exact under a fused multiply-add.
+    /// Words `chunk .. chunk + 4` of a key of `words` whole words, 0 past them.
     #[inline]
-    #[target_feature(enable = "avx512f")]
-    fn rem8(h: __m256i, d: __m512d, inv: __m512d) -> __m256i {
-        let hd = _mm512_cvtepu32_pd(h);
-        let q = _mm512_roundscale_pd::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(
-            _mm512_mul_pd(hd, inv),
-        );
-        let mut r = _mm512_fnmadd_pd(q, d, hd);
-        let negative = _mm512_cmp_pd_mask::<_CMP_LT_OQ>(r, _mm512_setzero_pd());
-        r = _mm512_mask_add_pd(r, negative, r, d);
-        let too_big = _mm512_cmp_pd_mask::<_CMP_GE_OQ>(r, d);
-        r = _mm512_mask_sub_pd(r, too_big, r, d);
-        _mm512_cvttpd_epu32(r)
+    #[target_feature(enable = "avx512f,avx512vl")]
+    fn load4(key: &[u8], words: u32, chunk: usize) -> __m128i {
+        // What a key with no words left loads from, under an empty mask.
+        static NOTHING: [u32; 4] = [0; 4];
+        let count = (words as usize).saturating_sub(chunk).min(4);
+        let mask: __mmask8 = (1u8 << count) - 1;
+        // A key's own address only when it has words left (a masked load
+        // from past an empty key's dangling address is slow on some CPUs).
+        let at = if count == 0 {
+            NOTHING.as_ptr().cast()
+        } else {
+            key.as_ptr().wrapping_add(4 * chunk)
+        };
+        // SAFETY: the `count` words read are whole words of the key (or
+        // none), and masked-off words are neither read nor able to fault.
+        unsafe { _mm_maskz_loadu_epi32(mask, at.cast()) }
     }
 
-    /// Probe positions of 16 keys: the remainders of h and delta from
-    /// doubles, then each next position as the previous plus delta's, less
-    /// `2^32 % bits` where the 32-bit sum `h + delta` wraps, all kept in
-    /// `[0, bits)` (sums stay below 2^32 as `bits <= 2^31`).
-    ///
-    /// # Safety
-    /// The CPU must have AVX-512F; `0 < bits <= 2^31`.
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn positions16(
-        hashes: &[u32; LANES],
-        bits: u64,
-        positions: &mut [[u32; LANES]],
-    ) {
-        // SAFETY: `hashes` is 64 bytes.
-        let mut h = unsafe { _mm512_loadu_si512(hashes.as_ptr().cast()) };
-        let delta = _mm512_ror_epi32::<17>(h);
-        let d = _mm512_set1_pd(bits as f64);
-        let inv = _mm512_set1_pd(1.0 / bits as f64);
-        let rem16 = |v: __m512i| -> __m512i {
-            let lo = rem8(_mm512_castsi512_si256(v), d, inv);
-            let hi = rem8(_mm512_extracti64x4_epi64::<1>(v), d, inv);
-            _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi)
-        };
-        let mut pos = rem16(h);
-        let step = rem16(delta);
-        let bits32 = _mm512_set1_epi32(bits as u32 as i32);
-        let wrap = _mm512_set1_epi32(((1u64 << 32) % bits) as u32 as i32);
-        let unwrap = _mm512_sub_epi32(bits32, wrap);
-        for row in positions.iter_mut() {
-            // SAFETY: a row is 16 u32s, 64 bytes.
-            unsafe { _mm512_storeu_si512(row.as_mut_ptr().cast(), pos) };
-            let mut next = _mm512_add_epi32(pos, step);
-            next = _mm512_mask_sub_epi32(next, _mm512_cmpge_epu32_mask(next, bits32), next, bits32);
-            let moved = _mm512_add_epi32(h, delta);
-            let wrapped = _mm512_cmplt_epu32_mask(moved, h);
-            let above = _mm512_cmpge_epu32_mask(next, wrap);
-            next = _mm512_mask_sub_epi32(next, wrapped & above, next, wrap);
-            next = _mm512_mask_add_epi32(next, wrapped & !above, next, unwrap);
-            pos = next;
-            h = moved;
+    /// `h % bits` for one filter's `0 < bits <= 2^31`, in doubles.
+    struct Reducer {
+        d: __m512d,
+        /// Just under `1 / bits`, so that quotients are never too large.
+        inv: __m512d,
+        bits: __m512i,
+        last_byte: __m512i,
+    }
+
+    impl Reducer {
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512vl")]
+        fn new(bits: u64) -> Reducer {
+            // 1 / bits is within half an ulp; four ulps less is below it by a
+            // relative 2^-52 or more, and by at most 2^-49.
+            let inv = f64::from_bits((1.0 / bits as f64).to_bits() - 4);
+            Reducer {
+                d: _mm512_set1_pd(bits as f64),
+                inv: _mm512_set1_pd(inv),
+                bits: _mm512_set1_epi32(bits as u32 as i32),
+                last_byte: _mm512_set1_epi32((bits.div_ceil(8) - 1) as u32 as i32),
+            }
+        }
+
+        /// `h % bits` for 16 lanes of 32-bit `h`: `q = floor(h * inv)` is
+        /// `h / bits` rounded down or one less (the product is below `h /
+        /// bits`, by less than `2^32 * 2^-49`), `h - q * bits` is exact
+        /// under a fused multiply-add and lies in `[0, 2 * bits)`, and one
+        /// unsigned minimum with itself less `bits` ends it.
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512vl")]
+        fn rem16(&self, h: __m512i) -> __m512i {
+            let lo = self.rem8(_mm512_castsi512_si256(h));
+            let hi = self.rem8(_mm512_extracti64x4_epi64::<1>(h));
+            let r = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi);
+            _mm512_min_epu32(r, _mm512_sub_epi32(r, self.bits))
+        }
+
+        /// `h - floor(h * inv) * bits` for 8 lanes, in `[0, 2 * bits)`.
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512vl")]
+        fn rem8(&self, h: __m256i) -> __m256i {
+            let hd = _mm512_cvtepu32_pd(h);
+            let q = _mm512_roundscale_pd::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(
+                _mm512_mul_pd(hd, self.inv),
+            );
+            _mm512_cvttpd_epu32(_mm512_fnmadd_pd(q, self.d, hd))
         }
     }
 }
