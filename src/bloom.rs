@@ -367,9 +367,25 @@ mod tests {
     #[test]
     fn simd_positions_are_exact_next_to_multiples() {
         let kernel = Kernel::detect();
-        for bits in [64u64, 72, 1000, 1 << 20, (1 << 31) - 8, 1 << 31, 0x7654_3210] {
+        for bits in [
+            64u64,
+            72,
+            1000,
+            1 << 20,
+            (1 << 31) - 8,
+            1 << 31,
+            0x7654_3210,
+        ] {
             let mut values: Vec<u32> = vec![0, 1, u32::MAX, u32::MAX - 1];
-            for q in [1u64, 2, 3, 7, 1 << 10, (1 << 32) / bits - 1, (1 << 32) / bits] {
+            for q in [
+                1u64,
+                2,
+                3,
+                7,
+                1 << 10,
+                (1 << 32) / bits - 1,
+                (1 << 32) / bits,
+            ] {
                 for offset in [-1i64, 0, 1] {
                     let h = (q * bits) as i64 + offset;
                     if (0..=i64::from(u32::MAX)).contains(&h) {
@@ -388,7 +404,10 @@ mod tests {
                 for (lane, &h) in lanes.iter().enumerate() {
                     let naive = naive(h, bits, 30);
                     for (j, want) in naive.iter().enumerate() {
-                        assert_eq!(got[j][lane] as usize, *want, "h {h:#x} bits {bits} probe {j}");
+                        assert_eq!(
+                            got[j][lane] as usize, *want,
+                            "h {h:#x} bits {bits} probe {j}"
+                        );
                     }
                 }
             }

@@ -39,18 +39,27 @@ pub fn hash(data: &[u8], seed: u32, variant: HashVariant) -> u32 {
         h = h.wrapping_add(LittleEndian::read_u32(w)).wrapping_mul(M);
         h ^= h >> 16;
     }
-    let byte = |b: u8| match variant {
-        HashVariant::Unsigned => u32::from(b),
-        HashVariant::Signed => b as i8 as i32 as u32,
-    };
-    let tail = match *words.remainder() {
-        [] => return h,
-        [a] => byte(a),
-        [a, b] => byte(a).wrapping_add(byte(b) << 8),
-        [a, b, c, ..] => byte(a)
-            .wrapping_add(byte(b) << 8)
-            .wrapping_add(byte(c) << 16),
-    };
-    h = h.wrapping_add(tail).wrapping_mul(M);
+    if words.remainder().is_empty() {
+        return h;
+    }
+    let h = h.wrapping_add(tail(data, variant)).wrapping_mul(M);
     h ^ (h >> 24)
+}
+
+/// The tail of a key (its last `len % 4` bytes) as LevelDB's `Hash` adds it,
+/// with no branch on the tail's length for keys of 4 bytes or more (a jump
+/// on it is mispredicted when key lengths vary).
+#[inline]
+pub(crate) fn tail(key: &[u8], variant: HashVariant) -> u32 {
+    let unsigned = match key.last_chunk::<4>() {
+        // The top `len % 4` bytes of the last 4; none when the key is whole
+        // words (a shift by 32 of a 64-bit value).
+        Some(last) => (u64::from(u32::from_le_bytes(*last)) >> (32 - 8 * (key.len() % 4))) as u32,
+        None => key.iter().rev().fold(0, |acc, &b| acc << 8 | u32::from(b)),
+    };
+    match variant {
+        HashVariant::Unsigned => unsigned,
+        // Each byte >= 0x80 sign-extended: byte j adds -2^(8j+8) more.
+        HashVariant::Signed => unsigned.wrapping_sub((unsigned & 0x0080_8080) << 1),
+    }
 }

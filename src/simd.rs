@@ -125,23 +125,6 @@ fn lanes<'a>(keys: &[&'a [u8]]) -> [&'a [u8]; LANES] {
     lanes
 }
 
-/// The tail of a key (its last `len % 4` bytes) as LevelDB's `Hash` adds it,
-/// without a branch on the tail's length for keys of 4 bytes or more.
-#[inline]
-fn tail(key: &[u8], variant: HashVariant) -> u32 {
-    let unsigned = match key.last_chunk::<4>() {
-        // The top `len % 4` bytes of the last word; none when the key is
-        // whole words (a shift by 32 of a 64-bit value).
-        Some(last) => (u64::from(u32::from_le_bytes(*last)) >> (32 - 8 * (key.len() % 4))) as u32,
-        None => key.iter().rev().fold(0, |acc, &b| acc << 8 | u32::from(b)),
-    };
-    match variant {
-        HashVariant::Unsigned => unsigned,
-        // Each byte >= 0x80 sign-extended: byte j adds -2^(8j+8) more.
-        HashVariant::Signed => unsigned.wrapping_sub((unsigned & 0x0080_8080) << 1),
-    }
-}
-
 /// LevelDB's `Hash` of up to 16 keys at once; `None` when this kernel
 /// cannot. The pieces of `insert` and `contains`, for the tests.
 #[cfg(test)]
@@ -197,7 +180,8 @@ pub(crate) fn positions(
 mod avx512 {
     use std::arch::x86_64::*;
 
-    use super::{lanes, tail, LANES};
+    use super::{lanes, LANES};
+    use crate::hash::tail;
     use crate::HashVariant;
 
     const M: i32 = 0xc6a4a793_u32 as i32;
@@ -216,7 +200,7 @@ mod avx512 {
             for (indexes, bits) in probes.indexes[..k].iter().zip(&probes.bits) {
                 for lane in 0..group.len() {
                     // SAFETY: `Probes::fill` clamps every index below `array.len()`.
-                    unsafe { *array.get_unchecked_mut(indexes[lane] as usize) |= bits[lane] };
+                    unsafe { *array.get_unchecked_mut(indexes[lane] as usize) |= bits[lane] as u8 };
                 }
             }
         }
@@ -244,7 +228,7 @@ mod avx512 {
                 for (indexes, bits) in probes.indexes[..k].iter().zip(&probes.bits) {
                     // SAFETY: `Probes::fill` clamps every index below `array.len()`.
                     let byte = unsafe { *array.get_unchecked(indexes[lane] as usize) };
-                    found &= u8::from(byte & bits[lane] != 0);
+                    found &= u8::from(byte & bits[lane] as u8 != 0);
                 }
                 *answer = found != 0;
             }
@@ -266,7 +250,7 @@ mod avx512 {
     /// byte, a row per probe.
     struct Probes {
         indexes: [[u32; LANES]; 30],
-        bits: [[u8; LANES]; 30],
+        bits: [[u32; LANES]; 30],
     }
 
     impl Probes {
@@ -289,10 +273,11 @@ mod avx512 {
                 let pos = r.rem16(h);
                 let index = _mm512_min_epu32(_mm512_srli_epi32::<3>(pos), r.last_byte);
                 let bit = _mm512_sllv_epi32(one, _mm512_and_si512(pos, seven));
-                // SAFETY: a row of indexes is 64 bytes, of bits 16.
+                // SAFETY: a row is 64 bytes. (Masks stay 32-bit: narrowing
+                // stores, VPMOVDB, are slow on AMD's cores.)
                 unsafe {
                     _mm512_storeu_si512(indexes.as_mut_ptr().cast(), index);
-                    _mm_storeu_si128(bits.as_mut_ptr().cast(), _mm512_cvtepi32_epi8(bit));
+                    _mm512_storeu_si512(bits.as_mut_ptr().cast(), bit);
                 }
                 h = _mm512_add_epi32(h, delta);
             }
@@ -312,7 +297,9 @@ mod avx512 {
     ) -> [u32; LANES] {
         let mut out = [0u32; LANES];
         // SAFETY: `out` is 64 bytes.
-        unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), hash16(&lanes(keys), seed, variant)) };
+        unsafe {
+            _mm512_storeu_si512(out.as_mut_ptr().cast(), hash16(&lanes(keys), seed, variant))
+        };
         out
     }
 
@@ -322,7 +309,11 @@ mod avx512 {
     /// The CPU must have AVX-512F and VL; `0 < bits <= 2^31`.
     #[cfg(test)]
     #[target_feature(enable = "avx512f,avx512vl")]
-    pub(super) unsafe fn positions_array(hashes: &[u32; LANES], bits: u64, rows: &mut [[u32; LANES]]) {
+    pub(super) unsafe fn positions_array(
+        hashes: &[u32; LANES],
+        bits: u64,
+        rows: &mut [[u32; LANES]],
+    ) {
         let reducer = Reducer::new(bits);
         // SAFETY: `hashes` is 64 bytes.
         let mut h = unsafe { _mm512_loadu_si512(hashes.as_ptr().cast()) };
@@ -346,14 +337,20 @@ mod avx512 {
             let words = [(len / 4) as u32; LANES];
             let mut h = _mm512_set1_epi32((seed ^ (len as u32).wrapping_mul(M as u32)) as i32);
             for chunk in (0..len / 4).step_by(4) {
-                for w in words16(keys, &words, chunk).into_iter().take(len / 4 - chunk) {
+                for w in words16(keys, &words, chunk)
+                    .into_iter()
+                    .take(len / 4 - chunk)
+                {
                     h = round(h, w, m);
                 }
             }
             (h, if len.is_multiple_of(4) { 0 } else { 0xffff })
         } else {
-            let lens = keys.map(|k| k.len() as u32);
-            let words = lens.map(|len| len / 4);
+            let (mut lens, mut words) = ([0u32; LANES], [0u32; LANES]);
+            for ((len, words), key) in lens.iter_mut().zip(&mut words).zip(keys) {
+                *len = key.len() as u32;
+                *words = *len / 4;
+            }
             let most = words.iter().copied().max().unwrap_or(0) as usize;
             // SAFETY: the arrays are 16 u32s, 64 bytes.
             let (lens, words_v) = unsafe {
@@ -405,14 +402,19 @@ mod avx512 {
     fn words16(keys: &[&[u8]; LANES], words: &[u32; LANES], chunk: usize) -> [__m512i; 4] {
         if words.iter().all(|&w| w as usize >= chunk + 4) {
             // Four whole words in every key: plain loads.
-            transpose([0, 4, 8, 12].map(|i| whole4(keys, chunk, i)))
+            transpose([
+                whole4(keys, chunk, 0),
+                whole4(keys, chunk, 4),
+                whole4(keys, chunk, 8),
+                whole4(keys, chunk, 12),
+            ])
         } else {
-            transpose([0, 4, 8, 12].map(|i| {
-                let x = _mm512_castsi128_si512(load4(keys[i], words[i], chunk));
-                let x = _mm512_inserti32x4::<1>(x, load4(keys[i + 1], words[i + 1], chunk));
-                let x = _mm512_inserti32x4::<2>(x, load4(keys[i + 2], words[i + 2], chunk));
-                _mm512_inserti32x4::<3>(x, load4(keys[i + 3], words[i + 3], chunk))
-            }))
+            transpose([
+                part4(keys, words, chunk, 0),
+                part4(keys, words, chunk, 4),
+                part4(keys, words, chunk, 8),
+                part4(keys, words, chunk, 12),
+            ])
         }
     }
 
@@ -421,15 +423,30 @@ mod avx512 {
     #[inline]
     #[target_feature(enable = "avx512f,avx512vl")]
     fn whole4(keys: &[&[u8]; LANES], chunk: usize, i: usize) -> __m512i {
-        let load = |key: &[u8]| {
-            let words: &[u8; 16] = key[4 * chunk..][..16].try_into().expect("16 bytes");
-            // SAFETY: `words` is 16 bytes.
-            unsafe { _mm_loadu_si128(words.as_ptr().cast()) }
-        };
-        let x = _mm512_castsi128_si512(load(keys[i]));
-        let x = _mm512_inserti32x4::<1>(x, load(keys[i + 1]));
-        let x = _mm512_inserti32x4::<2>(x, load(keys[i + 2]));
-        _mm512_inserti32x4::<3>(x, load(keys[i + 3]))
+        let x = _mm512_castsi128_si512(load16(keys[i], chunk));
+        let x = _mm512_inserti32x4::<1>(x, load16(keys[i + 1], chunk));
+        let x = _mm512_inserti32x4::<2>(x, load16(keys[i + 2], chunk));
+        _mm512_inserti32x4::<3>(x, load16(keys[i + 3], chunk))
+    }
+
+    /// Words `chunk .. chunk + 4` of a key that has them.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vl")]
+    fn load16(key: &[u8], chunk: usize) -> __m128i {
+        let words: &[u8; 16] = key[4 * chunk..][..16].try_into().expect("16 bytes");
+        // SAFETY: `words` is 16 bytes.
+        unsafe { _mm_loadu_si128(words.as_ptr().cast()) }
+    }
+
+    /// Words `chunk .. chunk + 4` of keys `i .. i + 4`, a key per 128 bits,
+    /// 0 past a key's `words[key]` whole words.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vl")]
+    fn part4(keys: &[&[u8]; LANES], words: &[u32; LANES], chunk: usize, i: usize) -> __m512i {
+        let x = _mm512_castsi128_si512(load4(keys[i], words[i], chunk));
+        let x = _mm512_inserti32x4::<1>(x, load4(keys[i + 1], words[i + 1], chunk));
+        let x = _mm512_inserti32x4::<2>(x, load4(keys[i + 2], words[i + 2], chunk));
+        _mm512_inserti32x4::<3>(x, load4(keys[i + 3], words[i + 3], chunk))
     }
 
     /// Four vectors of four keys' four words (a key per 128 bits) as four
