@@ -330,6 +330,12 @@ mod avx512 {
     #[inline]
     #[target_feature(enable = "avx512f,avx512vl")]
     fn hash16(keys: &[&[u8]; LANES], seed: u32, variant: HashVariant) -> __m512i {
+        if keys.iter().any(|k| u32::try_from(k.len()).is_err()) {
+            // Lengths past 32 bits (4 GiB keys): one at a time.
+            let hashes = keys.map(|key| crate::hash(key, seed, variant));
+            // SAFETY: `hashes` is 64 bytes.
+            return unsafe { _mm512_loadu_si512(hashes.as_ptr().cast()) };
+        }
         let m = _mm512_set1_epi32(M);
         let len = keys[0].len();
         let (mut h, has_tail) = if keys.iter().all(|k| k.len() == len) {
@@ -346,31 +352,61 @@ mod avx512 {
             }
             (h, if len.is_multiple_of(4) { 0 } else { 0xffff })
         } else {
-            let (mut lens, mut words) = ([0u32; LANES], [0u32; LANES]);
-            for ((len, words), key) in lens.iter_mut().zip(&mut words).zip(keys) {
+            // Lengths vary: each word is gathered from the keys that have it.
+            let (mut lens, mut starts) = ([0u32; LANES], [0u64; LANES]);
+            for ((len, start), key) in lens.iter_mut().zip(&mut starts).zip(keys) {
                 *len = key.len() as u32;
-                *words = *len / 4;
+                *start = key.as_ptr() as u64;
             }
-            let most = words.iter().copied().max().unwrap_or(0) as usize;
-            // SAFETY: the arrays are 16 u32s, 64 bytes.
-            let (lens, words_v) = unsafe {
+            let most = lens.iter().copied().max().unwrap_or(0) as usize / 4;
+            // SAFETY: `lens` is 64 bytes, `starts` 128.
+            let (lens, lo, hi) = unsafe {
                 (
                     _mm512_loadu_si512(lens.as_ptr().cast()),
-                    _mm512_loadu_si512(words.as_ptr().cast()),
+                    _mm512_loadu_si512(starts.as_ptr().cast()),
+                    _mm512_loadu_si512(starts[8..].as_ptr().cast()),
                 )
             };
+            let words = _mm512_srli_epi32::<2>(lens);
             let mut h =
                 _mm512_xor_si512(_mm512_set1_epi32(seed as i32), _mm512_mullo_epi32(lens, m));
-            for chunk in (0..most).step_by(4) {
-                let ws = words16(keys, &words, chunk);
-                for (i, w) in ws.into_iter().enumerate().take(most - chunk) {
-                    // Lanes whose key has a word `chunk + i`.
-                    let active =
-                        _mm512_cmpgt_epu32_mask(words_v, _mm512_set1_epi32((chunk + i) as i32));
-                    h = _mm512_mask_mov_epi32(h, active, round(h, w, m));
-                }
+            for w in 0..most {
+                // Lanes whose key has a word `w`.
+                let active = _mm512_cmpgt_epu32_mask(words, _mm512_set1_epi32(w as i32));
+                let at = _mm512_set1_epi64(4 * w as i64);
+                // SAFETY: an active lane reads word `w` of its key, which
+                // the key has; the other lanes read nothing.
+                let word =
+                    unsafe { gather16(active, _mm512_add_epi64(lo, at), _mm512_add_epi64(hi, at)) };
+                h = _mm512_mask_mov_epi32(h, active, round(h, word, m));
             }
-            (h, _mm512_test_epi32_mask(lens, _mm512_set1_epi32(3)))
+            let has_tail = _mm512_test_epi32_mask(lens, _mm512_set1_epi32(3));
+            let short = _mm512_cmplt_epu32_mask(lens, _mm512_set1_epi32(4));
+            if has_tail != 0 && short == 0 {
+                // The tail is the top `len % 4` bytes of each key's last 4.
+                let back = _mm512_set1_epi64(4);
+                let len_lo = _mm512_cvtepu32_epi64(_mm512_castsi512_si256(lens));
+                let len_hi = _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64::<1>(lens));
+                // SAFETY: every key has 4 bytes or more; a lane with a tail
+                // reads its key's last 4.
+                let last = unsafe {
+                    gather16(
+                        has_tail,
+                        _mm512_sub_epi64(_mm512_add_epi64(lo, len_lo), back),
+                        _mm512_sub_epi64(_mm512_add_epi64(hi, len_hi), back),
+                    )
+                };
+                let rest = _mm512_and_si512(lens, _mm512_set1_epi32(3));
+                let shift = _mm512_sub_epi32(_mm512_set1_epi32(32), _mm512_slli_epi32::<3>(rest));
+                let mut tails = _mm512_srlv_epi32(last, shift);
+                if variant == HashVariant::Signed {
+                    // Each byte >= 0x80 sign-extended: byte j adds -2^(8j+8) more.
+                    let high = _mm512_and_si512(tails, _mm512_set1_epi32(0x0080_8080));
+                    tails = _mm512_sub_epi32(tails, _mm512_slli_epi32::<1>(high));
+                }
+                return add_tails(h, tails, has_tail, m);
+            }
+            (h, has_tail)
         };
         if has_tail != 0 {
             let mut tails = [0u32; LANES];
@@ -379,11 +415,38 @@ mod avx512 {
             }
             // SAFETY: `tails` is 16 u32s, 64 bytes.
             let tails = unsafe { _mm512_loadu_si512(tails.as_ptr().cast()) };
-            let last = _mm512_mullo_epi32(_mm512_add_epi32(h, tails), m);
-            let last = _mm512_xor_si512(last, _mm512_srli_epi32::<24>(last));
-            h = _mm512_mask_mov_epi32(h, has_tail, last);
+            h = add_tails(h, tails, has_tail, m);
         }
         h
+    }
+
+    /// The hash's last step, in the lanes of `has_tail`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vl")]
+    fn add_tails(h: __m512i, tails: __m512i, has_tail: __mmask16, m: __m512i) -> __m512i {
+        let last = _mm512_mullo_epi32(_mm512_add_epi32(h, tails), m);
+        let last = _mm512_xor_si512(last, _mm512_srli_epi32::<24>(last));
+        _mm512_mask_mov_epi32(h, has_tail, last)
+    }
+
+    /// The 32-bit words at 16 addresses (8 in `lo`, 8 in `hi`), in the
+    /// lanes of `mask`; 0 in the others, which read nothing.
+    ///
+    /// # Safety
+    /// The 4 bytes at each address in `mask` must be readable.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vl")]
+    unsafe fn gather16(mask: __mmask16, lo: __m512i, hi: __m512i) -> __m512i {
+        let none = _mm256_setzero_si256();
+        // SAFETY: the addresses are absolute (base 0, scale 1); the caller
+        // vouches for those in `mask`.
+        let (a, b) = unsafe {
+            (
+                _mm512_mask_i64gather_epi32::<1>(none, mask as u8, lo, std::ptr::null()),
+                _mm512_mask_i64gather_epi32::<1>(none, (mask >> 8) as u8, hi, std::ptr::null()),
+            )
+        };
+        _mm512_inserti64x4::<1>(_mm512_castsi256_si512(a), b)
     }
 
     /// One word of the hash: `h = (h + w) * m; h ^= h >> 16`.
