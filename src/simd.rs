@@ -101,12 +101,12 @@ pub(crate) fn contains(
     array: &[u8],
     out: &mut [bool],
 ) -> bool {
-    if !kernel.handles(array.len(), k) || keys.len() != out.len() {
+    if !kernel.handles(array.len(), k) || array.len() < 4 || keys.len() != out.len() {
         return false;
     }
     #[cfg(target_arch = "x86_64")]
     {
-        // SAFETY: as in `insert`.
+        // SAFETY: as in `insert`, and 4 <= array.len().
         unsafe { avx512::contains(keys, variant, k, array, out) };
         true
     }
@@ -195,10 +195,13 @@ mod avx512 {
     pub(super) unsafe fn insert(keys: &[&[u8]], variant: HashVariant, k: usize, array: &mut [u8]) {
         let reducer = Reducer::new(array.len() as u64 * 8);
         let mut probes = Probes::new();
-        for group in keys.chunks(LANES) {
-            probes.fill(&reducer, hash_group(group, variant), k);
+        let mut groups = keys.chunks(LANES);
+        let mut next = groups.next().map(|g| (g.len(), hash_group(g, variant)));
+        while let Some((len, h)) = next {
+            probes.fill(&reducer, h, k);
+            next = groups.next().map(|g| (g.len(), hash_group(g, variant)));
             for (indexes, bits) in probes.indexes[..k].iter().zip(&probes.bits) {
-                for lane in 0..group.len() {
+                for lane in 0..len {
                     // SAFETY: `Probes::fill` clamps every index below `array.len()`.
                     unsafe { *array.get_unchecked_mut(indexes[lane] as usize) |= bits[lane] as u8 };
                 }
@@ -209,7 +212,7 @@ mod avx512 {
     /// See `super::contains`.
     ///
     /// # Safety
-    /// The CPU must have AVX-512F and VL; `0 < array.len() <= 2^28`, `k > 0`,
+    /// The CPU must have AVX-512F and VL; `4 <= array.len() <= 2^28`, `k > 0`,
     /// `out.len() == keys.len()`.
     #[target_feature(enable = "avx512f,avx512vl")]
     pub(super) unsafe fn contains(
@@ -220,18 +223,31 @@ mod avx512 {
         out: &mut [bool],
     ) {
         let reducer = Reducer::new(array.len() as u64 * 8);
-        let mut probes = Probes::new();
-        for (group, out) in keys.chunks(LANES).zip(out.chunks_mut(LANES)) {
-            probes.fill(&reducer, hash_group(group, variant), k);
-            for (lane, answer) in out.iter_mut().enumerate() {
-                let mut found = 1u8;
-                for (indexes, bits) in probes.indexes[..k].iter().zip(&probes.bits) {
-                    // SAFETY: `Probes::fill` clamps every index below `array.len()`.
-                    let byte = unsafe { *array.get_unchecked(indexes[lane] as usize) };
-                    found &= u8::from(byte & bits[lane] as u8 != 0);
-                }
-                *answer = found != 0;
+        let mut groups = keys.chunks(LANES);
+        let mut next = groups.next().map(|g| hash_group(g, variant));
+        // Each probe reads the 4 bytes from its byte on, or the array's last 4.
+        let last_word = _mm512_set1_epi32((array.len() - 4) as i32);
+        let (one, mut found) = (_mm512_set1_epi32(1), [false; LANES]);
+        for out in out.chunks_mut(LANES) {
+            let Some(mut h) = next else { break };
+            // Hashing the next group first lets the core overlap it with
+            // this group's loads.
+            next = groups.next().map(|g| hash_group(g, variant));
+            let delta = _mm512_ror_epi32::<17>(h);
+            let mut all: __mmask16 = 0xffff;
+            for _ in 0..k {
+                let pos = reducer.rem16(h);
+                let at = _mm512_min_epu32(_mm512_srli_epi32::<3>(pos), last_word);
+                let bit = _mm512_sub_epi32(pos, _mm512_slli_epi32::<3>(at));
+                // SAFETY: every lane reads 4 bytes from `at <= array.len() - 4`.
+                let word = unsafe { _mm512_i32gather_epi32::<1>(at, array.as_ptr().cast()) };
+                all &= _mm512_test_epi32_mask(word, _mm512_sllv_epi32(one, bit));
+                h = _mm512_add_epi32(h, delta);
             }
+            for (lane, found) in found.iter_mut().enumerate() {
+                *found = all >> lane & 1 != 0;
+            }
+            out.copy_from_slice(&found[..out.len()]);
         }
     }
 
