@@ -198,10 +198,10 @@ mod avx512 {
         let mut groups = keys.chunks(LANES);
         let mut next = groups.next().map(|g| (g.len(), hash_group(g, variant)));
         while let Some((len, h)) = next {
-            probes.fill(&reducer, h, k);
+            probes.fill(&reducer, h, k, len);
             next = groups.next().map(|g| (g.len(), hash_group(g, variant)));
             for (indexes, bits) in probes.indexes[..k].iter().zip(&probes.bits) {
-                for lane in 0..len {
+                for lane in 0..LANES {
                     // SAFETY: `Probes::fill` clamps every index below `array.len()`.
                     unsafe { *array.get_unchecked_mut(indexes[lane] as usize) |= bits[lane] as u8 };
                 }
@@ -282,13 +282,15 @@ mod avx512 {
         /// positions, and what makes unchecked access sound.
         #[inline]
         #[target_feature(enable = "avx512f,avx512vl")]
-        fn fill(&mut self, r: &Reducer, mut h: __m512i, k: usize) {
+        fn fill(&mut self, r: &Reducer, mut h: __m512i, k: usize, keys: usize) {
+            // Lanes past the group's keys get empty masks.
+            let active: __mmask16 = (1u32 << keys).wrapping_sub(1) as u16;
             let delta = _mm512_ror_epi32::<17>(h);
             let (one, seven) = (_mm512_set1_epi32(1), _mm512_set1_epi32(7));
             for (indexes, bits) in self.indexes.iter_mut().zip(&mut self.bits).take(k) {
                 let pos = r.rem16(h);
                 let index = _mm512_min_epu32(_mm512_srli_epi32::<3>(pos), r.last_byte);
-                let bit = _mm512_sllv_epi32(one, _mm512_and_si512(pos, seven));
+                let bit = _mm512_maskz_sllv_epi32(active, one, _mm512_and_si512(pos, seven));
                 // SAFETY: a row is 64 bytes. (Masks stay 32-bit: narrowing
                 // stores, VPMOVDB, are slow on AMD's cores.)
                 unsafe {
@@ -356,13 +358,28 @@ mod avx512 {
         let len = keys[0].len();
         let (mut h, has_tail) = if keys.iter().all(|k| k.len() == len) {
             // One length: every lane runs every round.
-            let words = [(len / 4) as u32; LANES];
+            let words = len / 4;
             let mut h = _mm512_set1_epi32((seed ^ (len as u32).wrapping_mul(M as u32)) as i32);
-            for chunk in (0..len / 4).step_by(4) {
-                for w in words16(keys, &words, chunk)
-                    .into_iter()
-                    .take(len / 4 - chunk)
-                {
+            let mut chunk = 0;
+            while chunk + 4 <= words {
+                let [a, b, c, d] = transpose([
+                    whole4(keys, chunk, 0),
+                    whole4(keys, chunk, 4),
+                    whole4(keys, chunk, 8),
+                    whole4(keys, chunk, 12),
+                ]);
+                h = round(round(round(round(h, a, m), b, m), c, m), d, m);
+                chunk += 4;
+            }
+            if chunk < words {
+                let counts = [words as u32; LANES];
+                let ws = transpose([
+                    part4(keys, &counts, chunk, 0),
+                    part4(keys, &counts, chunk, 4),
+                    part4(keys, &counts, chunk, 8),
+                    part4(keys, &counts, chunk, 12),
+                ]);
+                for w in ws.into_iter().take(words - chunk) {
                     h = round(h, w, m);
                 }
             }
@@ -471,30 +488,6 @@ mod avx512 {
     fn round(h: __m512i, w: __m512i, m: __m512i) -> __m512i {
         let h = _mm512_mullo_epi32(_mm512_add_epi32(h, w), m);
         _mm512_xor_si512(h, _mm512_srli_epi32::<16>(h))
-    }
-
-    /// Words `chunk .. chunk + 4` of 16 keys, transposed: result i holds
-    /// word `chunk + i` of every key (0 past a key's `words[key]` whole
-    /// words).
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512vl")]
-    fn words16(keys: &[&[u8]; LANES], words: &[u32; LANES], chunk: usize) -> [__m512i; 4] {
-        if words.iter().all(|&w| w as usize >= chunk + 4) {
-            // Four whole words in every key: plain loads.
-            transpose([
-                whole4(keys, chunk, 0),
-                whole4(keys, chunk, 4),
-                whole4(keys, chunk, 8),
-                whole4(keys, chunk, 12),
-            ])
-        } else {
-            transpose([
-                part4(keys, words, chunk, 0),
-                part4(keys, words, chunk, 4),
-                part4(keys, words, chunk, 8),
-                part4(keys, words, chunk, 12),
-            ])
-        }
     }
 
     /// Words `chunk .. chunk + 4` of keys `i .. i + 4`, which have them, a
