@@ -179,6 +179,7 @@ pub(crate) fn positions(
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
     use std::arch::x86_64::*;
+    use std::mem::MaybeUninit;
 
     use super::{lanes, LANES};
     use crate::hash::tail;
@@ -200,7 +201,7 @@ mod avx512 {
         while let Some((len, h)) = next {
             probes.fill(&reducer, h, k, len);
             next = groups.next().map(|g| (g.len(), hash_group(g, variant)));
-            for (indexes, bits) in probes.indexes[..k].iter().zip(&probes.bits) {
+            for (indexes, bits) in probes.rows() {
                 for lane in 0..LANES {
                     // SAFETY: `Probes::fill` clamps every index below `array.len()`.
                     unsafe { *array.get_unchecked_mut(indexes[lane] as usize) |= bits[lane] as u8 };
@@ -263,30 +264,36 @@ mod avx512 {
     }
 
     /// The probes of 16 keys, as byte indexes and masks of the bit in that
-    /// byte, a row per probe.
+    /// byte, a row per probe. Rows are left uninitialized until filled: a
+    /// filter of a few keys would otherwise spend more on zeroing them than
+    /// on its bits.
     struct Probes {
-        indexes: [[u32; LANES]; 30],
-        bits: [[u32; LANES]; 30],
+        /// How many rows the last `fill` wrote.
+        rows: usize,
+        indexes: [MaybeUninit<[u32; LANES]>; 30],
+        bits: [MaybeUninit<[u32; LANES]>; 30],
     }
 
     impl Probes {
         fn new() -> Probes {
             Probes {
-                indexes: [[0; LANES]; 30],
-                bits: [[0; LANES]; 30],
+                rows: 0,
+                indexes: [MaybeUninit::uninit(); 30],
+                bits: [MaybeUninit::uninit(); 30],
             }
         }
 
-        /// The first `min(k, 30)` rows for the keys hashed to `h`. Indexes
-        /// are clamped below the array's length: a no-op for exact
-        /// positions, and what makes unchecked access sound.
+        /// Writes the first `min(k, 30)` rows for the keys hashed to `h`, of
+        /// which the first `keys` lanes are keys (the others get empty
+        /// masks). Indexes are clamped below the array's length: a no-op for
+        /// exact positions, and what makes unchecked access sound.
         #[inline]
         #[target_feature(enable = "avx512f,avx512vl")]
         fn fill(&mut self, r: &Reducer, mut h: __m512i, k: usize, keys: usize) {
-            // Lanes past the group's keys get empty masks.
             let active: __mmask16 = (1u32 << keys).wrapping_sub(1) as u16;
             let delta = _mm512_ror_epi32::<17>(h);
             let (one, seven) = (_mm512_set1_epi32(1), _mm512_set1_epi32(7));
+            self.rows = k.min(30);
             for (indexes, bits) in self.indexes.iter_mut().zip(&mut self.bits).take(k) {
                 let pos = r.rem16(h);
                 let index = _mm512_min_epu32(_mm512_srli_epi32::<3>(pos), r.last_byte);
@@ -299,6 +306,14 @@ mod avx512 {
                 }
                 h = _mm512_add_epi32(h, delta);
             }
+        }
+
+        /// The rows the last `fill` wrote.
+        #[inline]
+        fn rows(&self) -> impl Iterator<Item = (&[u32; LANES], &[u32; LANES])> {
+            let rows = self.indexes[..self.rows].iter().zip(&self.bits[..self.rows]);
+            // SAFETY: `fill` wrote the first `self.rows` rows of both.
+            rows.map(|(indexes, bits)| unsafe { (indexes.assume_init_ref(), bits.assume_init_ref()) })
         }
     }
 
