@@ -195,16 +195,23 @@ mod avx512 {
     #[target_feature(enable = "avx512f,avx512vl")]
     pub(super) unsafe fn insert(keys: &[&[u8]], variant: HashVariant, k: usize, array: &mut [u8]) {
         let reducer = Reducer::new(array.len() as u64 * 8);
-        let mut probes = Probes::new();
-        let mut groups = keys.chunks(LANES);
-        let mut next = groups.next().map(|g| (g.len(), hash_group(g, variant)));
-        while let Some((len, h)) = next {
-            probes.fill(&reducer, h, k, len);
-            next = groups.next().map(|g| (g.len(), hash_group(g, variant)));
-            for (indexes, bits) in probes.rows() {
-                for lane in 0..LANES {
-                    // SAFETY: `Probes::fill` clamps every index below `array.len()`.
-                    unsafe { *array.get_unchecked_mut(indexes[lane] as usize) |= bits[lane] as u8 };
+        let (mut first, mut second) = (Probes::new(), Probes::new());
+        let mut buffers = [&mut first, &mut second];
+        let mut pairs = keys.chunks(2 * LANES);
+        let mut next = pairs.next().map(|pair| hash_pair(pair, variant));
+        while let Some((hashes, lens)) = next {
+            for ((probes, h), len) in buffers.iter_mut().zip(hashes).zip(lens) {
+                probes.fill(&reducer, h, k, len);
+            }
+            // Hashing the next pair first lets the core overlap it with
+            // this pair's stores.
+            next = pairs.next().map(|pair| hash_pair(pair, variant));
+            for (probes, _) in buffers.iter().zip(lens).filter(|(_, len)| *len > 0) {
+                for (indexes, bits) in probes.rows() {
+                    for lane in 0..LANES {
+                        // SAFETY: `Probes::fill` clamps every index below `array.len()`.
+                        unsafe { *array.get_unchecked_mut(indexes[lane] as usize) |= bits[lane] as u8 };
+                    }
                 }
             }
         }
@@ -261,6 +268,29 @@ mod avx512 {
             Ok(whole) => hash16(whole, SEED, variant),
             Err(_) => hash16(&lanes(group), SEED, variant),
         }
+    }
+
+    /// The hashes of up to 32 keys, as two groups of 16, and how many keys
+    /// each group has (the second may have none). Two whole groups of one
+    /// length are hashed together.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vl")]
+    fn hash_pair(keys: &[&[u8]], variant: HashVariant) -> ([__m512i; 2], [usize; 2]) {
+        let (a, b) = keys.split_at(keys.len().min(LANES));
+        let lens = [a.len(), b.len()];
+        if let (Ok(a), Ok(b)) = (<&[&[u8]; LANES]>::try_from(a), <&[&[u8]; LANES]>::try_from(b)) {
+            if let (Some(len), Some(other)) = (one_length(a), one_length(b)) {
+                if len == other {
+                    return (hash_same([a, b], len, SEED, variant), lens);
+                }
+            }
+        }
+        let b = if b.is_empty() {
+            _mm512_setzero_si512()
+        } else {
+            hash_group(b, variant)
+        };
+        ([hash_group(a, variant), b], lens)
     }
 
     /// The probes of 16 keys, as byte indexes and masks of the bit in that
@@ -358,8 +388,76 @@ mod avx512 {
         }
     }
 
+    /// The length of every key, if they have one (and it fits 32 bits).
+    #[inline]
+    fn one_length(keys: &[&[u8]]) -> Option<usize> {
+        let len = keys.first()?.len();
+        (keys.iter().all(|k| k.len() == len) && u32::try_from(len).is_ok()).then_some(len)
+    }
+
+    /// LevelDB's `Hash` of `N` groups of 16 keys all of length `len`, the
+    /// groups' rounds interleaved: each group's hash is a chain of dependent
+    /// multiplies, and two chains fill the gaps of one.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vl")]
+    fn hash_same<const N: usize>(
+        groups: [&[&[u8]; LANES]; N],
+        len: usize,
+        seed: u32,
+        variant: HashVariant,
+    ) -> [__m512i; N] {
+        let m = _mm512_set1_epi32(M);
+        let words = len / 4;
+        let mut h = [_mm512_set1_epi32((seed ^ (len as u32).wrapping_mul(M as u32)) as i32); N];
+        let mut chunk = 0;
+        while chunk + 4 <= words {
+            let mut w = [[_mm512_setzero_si512(); 4]; N];
+            for (w, keys) in w.iter_mut().zip(groups) {
+                *w = transpose([
+                    whole4(keys, chunk, 0),
+                    whole4(keys, chunk, 4),
+                    whole4(keys, chunk, 8),
+                    whole4(keys, chunk, 12),
+                ]);
+            }
+            for i in 0..4 {
+                for g in 0..N {
+                    h[g] = round(h[g], w[g][i], m);
+                }
+            }
+            chunk += 4;
+        }
+        if chunk < words {
+            let counts = [words as u32; LANES];
+            for (h, keys) in h.iter_mut().zip(groups) {
+                let ws = transpose([
+                    part4(keys, &counts, chunk, 0),
+                    part4(keys, &counts, chunk, 4),
+                    part4(keys, &counts, chunk, 8),
+                    part4(keys, &counts, chunk, 12),
+                ]);
+                for w in ws.into_iter().take(words - chunk) {
+                    *h = round(*h, w, m);
+                }
+            }
+        }
+        if !len.is_multiple_of(4) {
+            for (h, keys) in h.iter_mut().zip(groups) {
+                let mut tails = [0u32; LANES];
+                for (t, key) in tails.iter_mut().zip(keys) {
+                    *t = tail(key, variant);
+                }
+                // SAFETY: `tails` is 16 u32s, 64 bytes.
+                let tails = unsafe { _mm512_loadu_si512(tails.as_ptr().cast()) };
+                *h = add_tails(*h, tails, 0xffff, m);
+            }
+        }
+        h
+    }
+
     /// LevelDB's `Hash` of 16 keys, in 16 lanes: each key's whole words in
     /// rounds (a lane sits out the rounds past its length), then its tail.
+    /// Keys of one length go to [`hash_same`].
     #[inline]
     #[target_feature(enable = "avx512f,avx512vl")]
     fn hash16(keys: &[&[u8]; LANES], seed: u32, variant: HashVariant) -> __m512i {
@@ -369,37 +467,12 @@ mod avx512 {
             // SAFETY: `hashes` is 64 bytes.
             return unsafe { _mm512_loadu_si512(hashes.as_ptr().cast()) };
         }
+        if let Some(len) = one_length(keys) {
+            let [h] = hash_same([keys], len, seed, variant);
+            return h;
+        }
         let m = _mm512_set1_epi32(M);
-        let len = keys[0].len();
-        let (mut h, has_tail) = if keys.iter().all(|k| k.len() == len) {
-            // One length: every lane runs every round.
-            let words = len / 4;
-            let mut h = _mm512_set1_epi32((seed ^ (len as u32).wrapping_mul(M as u32)) as i32);
-            let mut chunk = 0;
-            while chunk + 4 <= words {
-                let [a, b, c, d] = transpose([
-                    whole4(keys, chunk, 0),
-                    whole4(keys, chunk, 4),
-                    whole4(keys, chunk, 8),
-                    whole4(keys, chunk, 12),
-                ]);
-                h = round(round(round(round(h, a, m), b, m), c, m), d, m);
-                chunk += 4;
-            }
-            if chunk < words {
-                let counts = [words as u32; LANES];
-                let ws = transpose([
-                    part4(keys, &counts, chunk, 0),
-                    part4(keys, &counts, chunk, 4),
-                    part4(keys, &counts, chunk, 8),
-                    part4(keys, &counts, chunk, 12),
-                ]);
-                for w in ws.into_iter().take(words - chunk) {
-                    h = round(h, w, m);
-                }
-            }
-            (h, if len.is_multiple_of(4) { 0 } else { 0xffff })
-        } else {
+        let (mut h, has_tail) = {
             // Lengths vary: each word is gathered from the keys that have it.
             let (mut lens, mut starts) = ([0u32; LANES], [0u64; LANES]);
             for ((len, start), key) in lens.iter_mut().zip(&mut starts).zip(keys) {
