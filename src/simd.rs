@@ -231,31 +231,33 @@ mod avx512 {
         out: &mut [bool],
     ) {
         let reducer = Reducer::new(array.len() as u64 * 8);
-        let mut groups = keys.chunks(LANES);
-        let mut next = groups.next().map(|g| hash_group(g, variant));
         // Each probe reads the 4 bytes from its byte on, or the array's last 4.
         let last_word = _mm512_set1_epi32((array.len() - 4) as i32);
-        let (one, mut found) = (_mm512_set1_epi32(1), [false; LANES]);
-        for out in out.chunks_mut(LANES) {
+        let one = _mm512_set1_epi32(1);
+        let mut pairs = keys.chunks(2 * LANES);
+        let mut next = pairs.next().map(|pair| hash_pair(pair, variant).0);
+        for out in out.chunks_mut(2 * LANES) {
             let Some(mut h) = next else { break };
-            // Hashing the next group first lets the core overlap it with
-            // this group's loads.
-            next = groups.next().map(|g| hash_group(g, variant));
-            let delta = _mm512_ror_epi32::<17>(h);
-            let mut all: __mmask16 = 0xffff;
+            // Hashing the next pair first lets the core overlap it with
+            // this pair's loads.
+            next = pairs.next().map(|pair| hash_pair(pair, variant).0);
+            let delta = [_mm512_ror_epi32::<17>(h[0]), _mm512_ror_epi32::<17>(h[1])];
+            let mut all: [__mmask16; 2] = [0xffff; 2];
             for _ in 0..k {
-                let pos = reducer.rem16(h);
-                let at = _mm512_min_epu32(_mm512_srli_epi32::<3>(pos), last_word);
-                let bit = _mm512_sub_epi32(pos, _mm512_slli_epi32::<3>(at));
-                // SAFETY: every lane reads 4 bytes from `at <= array.len() - 4`.
-                let word = unsafe { _mm512_i32gather_epi32::<1>(at, array.as_ptr().cast()) };
-                all &= _mm512_test_epi32_mask(word, _mm512_sllv_epi32(one, bit));
-                h = _mm512_add_epi32(h, delta);
+                for g in 0..2 {
+                    let pos = reducer.rem16(h[g]);
+                    let at = _mm512_min_epu32(_mm512_srli_epi32::<3>(pos), last_word);
+                    let bit = _mm512_sub_epi32(pos, _mm512_slli_epi32::<3>(at));
+                    // SAFETY: every lane reads 4 bytes from `at <= array.len() - 4`.
+                    let word = unsafe { _mm512_i32gather_epi32::<1>(at, array.as_ptr().cast()) };
+                    all[g] &= _mm512_test_epi32_mask(word, _mm512_sllv_epi32(one, bit));
+                    h[g] = _mm512_add_epi32(h[g], delta[g]);
+                }
             }
-            for (lane, found) in found.iter_mut().enumerate() {
-                *found = all >> lane & 1 != 0;
+            let all = u32::from(all[0]) | u32::from(all[1]) << LANES;
+            for (lane, answer) in out.iter_mut().enumerate() {
+                *answer = all >> lane & 1 != 0;
             }
-            out.copy_from_slice(&found[..out.len()]);
         }
     }
 
