@@ -201,16 +201,23 @@ mod avx512 {
         let mut next = pairs.next().map(|pair| hash_pair(pair, variant));
         while let Some((hashes, lens)) = next {
             for ((probes, h), len) in buffers.iter_mut().zip(hashes).zip(lens) {
-                probes.fill(&reducer, h, k, len);
+                if len > 0 {
+                    probes.fill(&reducer, h, k, len);
+                }
             }
             // Hashing the next pair first lets the core overlap it with
             // this pair's stores.
             next = pairs.next().map(|pair| hash_pair(pair, variant));
-            for (probes, _) in buffers.iter().zip(lens).filter(|(_, len)| *len > 0) {
+            for (probes, len) in buffers.iter().zip(lens) {
                 for (indexes, bits) in probes.rows() {
-                    for lane in 0..LANES {
+                    let mut set = |lane: usize| {
                         // SAFETY: `Probes::fill` clamps every index below `array.len()`.
                         unsafe { *array.get_unchecked_mut(indexes[lane] as usize) |= bits[lane] as u8 };
+                    };
+                    if len == LANES {
+                        (0..LANES).for_each(&mut set);
+                    } else {
+                        (0..len).for_each(&mut set);
                     }
                 }
             }
