@@ -195,24 +195,54 @@ mod avx512 {
     #[target_feature(enable = "avx512f,avx512vl")]
     pub(super) unsafe fn insert(keys: &[&[u8]], variant: HashVariant, k: usize, array: &mut [u8]) {
         let reducer = Reducer::new(array.len() as u64 * 8);
+        for window in keys.chunks(WINDOW) {
+            if sorts(window) {
+                let mut hashes = [0u32; WINDOW];
+                let hashes = &mut hashes[..window.len()];
+                hash_sorted(window, variant, hashes);
+                insert_pairs(
+                    hashes.chunks(2 * LANES).map(|pair| load_pair(pair)),
+                    &reducer,
+                    k,
+                    array,
+                );
+            } else {
+                let pairs = window
+                    .chunks(2 * LANES)
+                    .map(|pair| hash_pair(pair, variant));
+                insert_pairs(pairs, &reducer, k, array);
+            }
+        }
+    }
+
+    /// Sets the bits of pairs of groups given by their hashes and sizes.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vl")]
+    fn insert_pairs(
+        mut pairs: impl Iterator<Item = ([__m512i; 2], [usize; 2])>,
+        reducer: &Reducer,
+        k: usize,
+        array: &mut [u8],
+    ) {
         let (mut first, mut second) = (Probes::new(), Probes::new());
         let mut buffers = [&mut first, &mut second];
-        let mut pairs = keys.chunks(2 * LANES);
-        let mut next = pairs.next().map(|pair| hash_pair(pair, variant));
+        let mut next = pairs.next();
         while let Some((hashes, lens)) = next {
             for ((probes, h), len) in buffers.iter_mut().zip(hashes).zip(lens) {
                 if len > 0 {
-                    probes.fill(&reducer, h, k, len);
+                    probes.fill(reducer, h, k, len);
                 }
             }
             // Hashing the next pair first lets the core overlap it with
             // this pair's stores.
-            next = pairs.next().map(|pair| hash_pair(pair, variant));
+            next = pairs.next();
             for (probes, len) in buffers.iter().zip(lens) {
                 for (indexes, bits) in probes.rows() {
                     let mut set = |lane: usize| {
                         // SAFETY: `Probes::fill` clamps every index below `array.len()`.
-                        unsafe { *array.get_unchecked_mut(indexes[lane] as usize) |= bits[lane] as u8 };
+                        unsafe {
+                            *array.get_unchecked_mut(indexes[lane] as usize) |= bits[lane] as u8
+                        };
                     };
                     if len == LANES {
                         (0..LANES).for_each(&mut set);
@@ -238,16 +268,44 @@ mod avx512 {
         out: &mut [bool],
     ) {
         let reducer = Reducer::new(array.len() as u64 * 8);
+        for (window, out) in keys.chunks(WINDOW).zip(out.chunks_mut(WINDOW)) {
+            if sorts(window) {
+                let mut hashes = [0u32; WINDOW];
+                let hashes = &mut hashes[..window.len()];
+                hash_sorted(window, variant, hashes);
+                let pairs = hashes.chunks(2 * LANES).map(|pair| load_pair(pair).0);
+                contains_pairs(pairs, &reducer, k, array, out);
+            } else {
+                let pairs = window
+                    .chunks(2 * LANES)
+                    .map(|pair| hash_pair(pair, variant).0);
+                contains_pairs(pairs, &reducer, k, array, out);
+            }
+        }
+    }
+
+    /// Answers for pairs of groups given by their hashes, 32 to a chunk of `out`.
+    ///
+    /// # Safety
+    /// `4 <= array.len()`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vl")]
+    unsafe fn contains_pairs(
+        mut pairs: impl Iterator<Item = [__m512i; 2]>,
+        reducer: &Reducer,
+        k: usize,
+        array: &[u8],
+        out: &mut [bool],
+    ) {
         // Each probe reads the 4 bytes from its byte on, or the array's last 4.
         let last_word = _mm512_set1_epi32((array.len() - 4) as i32);
         let one = _mm512_set1_epi32(1);
-        let mut pairs = keys.chunks(2 * LANES);
-        let mut next = pairs.next().map(|pair| hash_pair(pair, variant).0);
+        let mut next = pairs.next();
         for out in out.chunks_mut(2 * LANES) {
             let Some(mut h) = next else { break };
             // Hashing the next pair first lets the core overlap it with
             // this pair's loads.
-            next = pairs.next().map(|pair| hash_pair(pair, variant).0);
+            next = pairs.next();
             let delta = [_mm512_ror_epi32::<17>(h[0]), _mm512_ror_epi32::<17>(h[1])];
             let mut all: [__mmask16; 2] = [0xffff; 2];
             for _ in 0..k {
@@ -266,6 +324,75 @@ mod avx512 {
                 *answer = all >> lane & 1 != 0;
             }
         }
+    }
+
+    /// Keys hashed together after sorting by length: enough for most
+    /// lengths to fill whole groups (hashes and order take 24 KiB of stack).
+    const WINDOW: usize = 4096;
+
+    /// Whether a window of keys is hashed by [`hash_sorted`]: keys of more
+    /// than one length, and enough of them.
+    fn sorts(keys: &[&[u8]]) -> bool {
+        keys.len() >= 256 && one_length(keys).is_none()
+    }
+
+    /// `hashes[i]` = the hash of `keys[i]`, for keys of varying lengths:
+    /// sorted by length (up to 63; longer keys together), so that the keys
+    /// of a group of 16 share one length and hash as one.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vl")]
+    fn hash_sorted(keys: &[&[u8]], variant: HashVariant, hashes: &mut [u32]) {
+        const CLASSES: usize = 65;
+        let class = |key: &[u8]| key.len().min(CLASSES - 1);
+        let mut starts = [0usize; CLASSES + 1];
+        for key in keys {
+            starts[class(key) + 1] += 1;
+        }
+        for c in 0..CLASSES {
+            starts[c + 1] += starts[c];
+        }
+        let mut order = [0u16; WINDOW];
+        let mut next = starts;
+        for (i, key) in keys.iter().enumerate() {
+            let c = class(key);
+            order[next[c]] = i as u16;
+            next[c] += 1;
+        }
+        for c in 0..CLASSES {
+            for run in order[starts[c]..starts[c + 1]].chunks(LANES) {
+                // Lanes past the run repeat its first key: the same length.
+                let mut lanes = [keys[usize::from(run[0])]; LANES];
+                for (lane, &i) in lanes.iter_mut().zip(run) {
+                    *lane = keys[usize::from(i)];
+                }
+                let h = if c < CLASSES - 1 {
+                    let [h] = hash_same([&lanes], c, SEED, variant);
+                    h
+                } else {
+                    hash16(&lanes, SEED, variant)
+                };
+                let mut out = [0u32; LANES];
+                // SAFETY: `out` is 64 bytes.
+                unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), h) };
+                for (&i, h) in run.iter().zip(out) {
+                    hashes[usize::from(i)] = h;
+                }
+            }
+        }
+    }
+
+    /// Up to 32 hashes as two vectors, and how many each holds.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vl")]
+    fn load_pair(hashes: &[u32]) -> ([__m512i; 2], [usize; 2]) {
+        let (a, b) = hashes.split_at(hashes.len().min(LANES));
+        let load = |h: &[u32]| {
+            let mask = (1u32 << h.len()).wrapping_sub(1) as u16;
+            // SAFETY: the lanes of `mask` are the slice's; the others are
+            // neither read nor able to fault.
+            unsafe { _mm512_maskz_loadu_epi32(mask, h.as_ptr().cast()) }
+        };
+        ([load(a), load(b)], [a.len(), b.len()])
     }
 
     /// [`hash16`] of a group of up to 16 keys: a whole group in place (a copy
@@ -287,7 +414,10 @@ mod avx512 {
     fn hash_pair(keys: &[&[u8]], variant: HashVariant) -> ([__m512i; 2], [usize; 2]) {
         let (a, b) = keys.split_at(keys.len().min(LANES));
         let lens = [a.len(), b.len()];
-        if let (Ok(a), Ok(b)) = (<&[&[u8]; LANES]>::try_from(a), <&[&[u8]; LANES]>::try_from(b)) {
+        if let (Ok(a), Ok(b)) = (
+            <&[&[u8]; LANES]>::try_from(a),
+            <&[&[u8]; LANES]>::try_from(b),
+        ) {
             if let (Some(len), Some(other)) = (one_length(a), one_length(b)) {
                 if len == other {
                     return (hash_same([a, b], len, SEED, variant), lens);
@@ -350,9 +480,13 @@ mod avx512 {
         /// The rows the last `fill` wrote.
         #[inline]
         fn rows(&self) -> impl Iterator<Item = (&[u32; LANES], &[u32; LANES])> {
-            let rows = self.indexes[..self.rows].iter().zip(&self.bits[..self.rows]);
+            let rows = self.indexes[..self.rows]
+                .iter()
+                .zip(&self.bits[..self.rows]);
             // SAFETY: `fill` wrote the first `self.rows` rows of both.
-            rows.map(|(indexes, bits)| unsafe { (indexes.assume_init_ref(), bits.assume_init_ref()) })
+            rows.map(|(indexes, bits)| unsafe {
+                (indexes.assume_init_ref(), bits.assume_init_ref())
+            })
         }
     }
 
@@ -416,8 +550,32 @@ mod avx512 {
         variant: HashVariant,
     ) -> [__m512i; N] {
         let m = _mm512_set1_epi32(M);
-        let words = len / 4;
-        let mut h = [_mm512_set1_epi32((seed ^ (len as u32).wrapping_mul(M as u32)) as i32); N];
+        let h = [_mm512_set1_epi32((seed ^ (len as u32).wrapping_mul(M as u32)) as i32); N];
+        let mut h = rounds(groups, len / 4, h);
+        if !len.is_multiple_of(4) {
+            for (h, keys) in h.iter_mut().zip(groups) {
+                let mut tails = [0u32; LANES];
+                for (t, key) in tails.iter_mut().zip(keys) {
+                    *t = tail(key, variant);
+                }
+                // SAFETY: `tails` is 16 u32s, 64 bytes.
+                let tails = unsafe { _mm512_loadu_si512(tails.as_ptr().cast()) };
+                *h = add_tails(*h, tails, 0xffff, m);
+            }
+        }
+        h
+    }
+
+    /// The rounds of LevelDB's `Hash` over the `words` whole words that
+    /// every key of `N` groups has, the groups' rounds interleaved.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vl")]
+    fn rounds<const N: usize>(
+        groups: [&[&[u8]; LANES]; N],
+        words: usize,
+        mut h: [__m512i; N],
+    ) -> [__m512i; N] {
+        let m = _mm512_set1_epi32(M);
         let mut chunk = 0;
         while chunk + 4 <= words {
             let mut w = [[_mm512_setzero_si512(); 4]; N];
@@ -448,17 +606,6 @@ mod avx512 {
                 for w in ws.into_iter().take(words - chunk) {
                     *h = round(*h, w, m);
                 }
-            }
-        }
-        if !len.is_multiple_of(4) {
-            for (h, keys) in h.iter_mut().zip(groups) {
-                let mut tails = [0u32; LANES];
-                for (t, key) in tails.iter_mut().zip(keys) {
-                    *t = tail(key, variant);
-                }
-                // SAFETY: `tails` is 16 u32s, 64 bytes.
-                let tails = unsafe { _mm512_loadu_si512(tails.as_ptr().cast()) };
-                *h = add_tails(*h, tails, 0xffff, m);
             }
         }
         h
