@@ -502,7 +502,7 @@ mod tests {
     /// bytes >= 0x80: the same filters and answers on every kernel.
     #[test]
     fn kernels_agree_on_many_keys_of_mixed_lengths() {
-        use crate::{BloomFilterPolicy, FilterPolicy};
+        use crate::BloomFilterPolicy;
         let mut rng = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = move || {
             rng ^= rng << 13;

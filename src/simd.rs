@@ -1,9 +1,19 @@
-//! Runtime CPU dispatch for the Bloom filter's batch work: whole groups of 16
-//! keys hashed, their probe positions computed and their bits set or tested,
-//! with AVX-512F where the CPU has it. The scalar code in `bloom.rs` and
-//! `hash.rs` is the reference; the property tests pit this module against it.
+//! Runtime CPU dispatch for the Bloom filter's batch work, with AVX-512F where
+//! the CPU has it: 16 keys to a vector, two vectors at a time.
 //!
-//! This is the crate's only module with `unsafe` code.
+//! - Hashing: keys of one length are loaded 16 bytes at a time and
+//!   transposed, two groups' chains of multiplies interleaved; a window of
+//!   keys of varying lengths is first sorted by length (so that groups share
+//!   one), and what varies within a group is gathered word by word.
+//! - Probe positions: `h % bits` in doubles, exact (see `Reducer`).
+//! - Creating: each group's rows of byte indexes and bit masks are stored,
+//!   then set with scalar read-modify-writes (AVX-512 has no scatter that
+//!   ORs); the next pair is hashed first so that the core overlaps the two.
+//! - Looking up: one 16-lane gather per probe row.
+//!
+//! The scalar code in `bloom.rs` and `hash.rs` is the reference; the unit and
+//! property tests pit this module against it and the LevelDB differential
+//! tests against LevelDB. This is the crate's only module with `unsafe` code.
 #![allow(unsafe_code)]
 
 use crate::HashVariant;
@@ -588,8 +598,8 @@ mod avx512 {
                 ]);
             }
             for i in 0..4 {
-                for g in 0..N {
-                    h[g] = round(h[g], w[g][i], m);
+                for (h, w) in h.iter_mut().zip(&w) {
+                    *h = round(*h, w[i], m);
                 }
             }
             chunk += 4;
