@@ -127,10 +127,11 @@ pub(crate) fn contains(
     }
 }
 
-/// Up to 16 keys, padded with empty keys to 16 lanes.
+/// 1 to 16 keys, padded to 16 lanes with copies of the first (whose hashes
+/// are not used): keys of one length stay keys of one length.
 #[inline]
 fn lanes<'a>(keys: &[&'a [u8]]) -> [&'a [u8]; LANES] {
-    let mut lanes: [&[u8]; LANES] = [&[]; LANES];
+    let mut lanes: [&[u8]; LANES] = [keys[0]; LANES];
     lanes[..keys.len()].copy_from_slice(keys);
     lanes
 }
