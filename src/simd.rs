@@ -338,7 +338,8 @@ mod avx512 {
     }
 
     /// Keys hashed together after sorting by length: enough for most
-    /// lengths to fill whole groups (hashes and order take 24 KiB of stack).
+    /// lengths to fill whole groups (the hashes and the waiting keys take
+    /// 36 KiB of stack).
     const WINDOW: usize = 4096;
 
     /// Whether a window of keys is hashed by [`hash_sorted`]: keys of more
@@ -347,48 +348,65 @@ mod avx512 {
         keys.len() >= 256 && one_length(keys).is_none()
     }
 
-    /// `hashes[i]` = the hash of `keys[i]`, for keys of varying lengths:
-    /// sorted by length (up to 63; longer keys together), so that the keys
-    /// of a group of 16 share one length and hash as one.
+    /// `hashes[i]` = the hash of `keys[i]`, for keys of varying lengths: each
+    /// key waits with others of its length (up to 63; longer keys together)
+    /// until they are 16, which hash as one group.
     #[inline]
     #[target_feature(enable = "avx512f,avx512vl")]
     fn hash_sorted(keys: &[&[u8]], variant: HashVariant, hashes: &mut [u32]) {
-        const CLASSES: usize = 65;
-        let class = |key: &[u8]| key.len().min(CLASSES - 1);
-        let mut starts = [0usize; CLASSES + 1];
-        for key in keys {
-            starts[class(key) + 1] += 1;
-        }
-        for c in 0..CLASSES {
-            starts[c + 1] += starts[c];
-        }
-        let mut order = [0u16; WINDOW];
-        let mut next = starts;
-        for (i, key) in keys.iter().enumerate() {
-            let c = class(key);
-            order[next[c]] = i as u16;
-            next[c] += 1;
-        }
-        for c in 0..CLASSES {
-            for run in order[starts[c]..starts[c + 1]].chunks(LANES) {
-                // Lanes past the run repeat its first key: the same length.
-                let mut lanes = [keys[usize::from(run[0])]; LANES];
-                for (lane, &i) in lanes.iter_mut().zip(run) {
-                    *lane = keys[usize::from(i)];
-                }
-                let h = if c < CLASSES - 1 {
-                    let [h] = hash_same([&lanes], c, SEED, variant);
-                    h
-                } else {
-                    hash16(&lanes, SEED, variant)
-                };
-                let mut out = [0u32; LANES];
-                // SAFETY: `out` is 64 bytes.
-                unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), h) };
-                for (&i, h) in run.iter().zip(out) {
-                    hashes[usize::from(i)] = h;
-                }
+        let Some(&first) = keys.first() else { return };
+        let mut waiting = [[first; LANES]; CLASSES];
+        let mut at = [[0u16; LANES]; CLASSES];
+        let mut count = [0u8; CLASSES];
+        for (i, &key) in keys.iter().enumerate() {
+            let c = key.len().min(CLASSES - 1);
+            let n = usize::from(count[c]);
+            waiting[c][n] = key;
+            at[c][n] = i as u16;
+            if n + 1 == LANES {
+                hash_waiting(&waiting[c], &at[c], LANES, variant, hashes);
+                count[c] = 0;
+            } else {
+                count[c] = n as u8 + 1;
             }
+        }
+        for ((waiting, at), &n) in waiting.iter_mut().zip(&at).zip(&count) {
+            let n = usize::from(n);
+            if n > 0 {
+                // Lanes past the keys repeat the first: the same length.
+                let first = waiting[0];
+                waiting[n..].fill(first);
+                hash_waiting(waiting, at, n, variant, hashes);
+            }
+        }
+    }
+
+    /// Length classes of [`hash_sorted`]: 0 to 63 bytes, and longer.
+    const CLASSES: usize = 65;
+
+    /// Hashes a group of [`hash_sorted`], of which the first `n` are keys,
+    /// into `hashes` at `at`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vl")]
+    fn hash_waiting(
+        group: &[&[u8]; LANES],
+        at: &[u16; LANES],
+        n: usize,
+        variant: HashVariant,
+        hashes: &mut [u32],
+    ) {
+        let len = group[0].len();
+        let h = if len < CLASSES - 1 {
+            let [h] = hash_same([group], len, SEED, variant);
+            h
+        } else {
+            hash16(group, SEED, variant)
+        };
+        let mut out = [0u32; LANES];
+        // SAFETY: `out` is 64 bytes.
+        unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), h) };
+        for (&i, h) in at[..n].iter().zip(out) {
+            hashes[usize::from(i)] = h;
         }
     }
 
