@@ -2,9 +2,10 @@
 //! the CPU has it: 16 keys to a vector, two vectors at a time.
 //!
 //! - Hashing: keys of one length are loaded 16 bytes at a time and
-//!   transposed, two groups' chains of multiplies interleaved; a window of
-//!   keys of varying lengths is first sorted by length (so that groups share
-//!   one), and what varies within a group is gathered word by word.
+//!   transposed, two groups' chains of multiplies interleaved. In a window of
+//!   keys of varying lengths, each key waits with others of its length until
+//!   they are 16 (and hash as one length); keys of 64 bytes and more, and
+//!   small batches, have their words gathered lane by lane.
 //! - Probe positions: `h % bits` in doubles, exact (see `Reducer`).
 //! - Creating: each group's rows of byte indexes and bit masks are stored,
 //!   then set with scalar read-modify-writes (AVX-512 has no scatter that
@@ -207,10 +208,10 @@ mod avx512 {
     pub(super) unsafe fn insert(keys: &[&[u8]], variant: HashVariant, k: usize, array: &mut [u8]) {
         let reducer = Reducer::new(array.len() as u64 * 8);
         for window in keys.chunks(WINDOW) {
-            if sorts(window) {
+            if by_length(window) {
                 let mut hashes = [0u32; WINDOW];
                 let hashes = &mut hashes[..window.len()];
-                hash_sorted(window, variant, hashes);
+                hash_by_length(window, variant, hashes);
                 insert_pairs(
                     hashes.chunks(2 * LANES).map(|pair| load_pair(pair)),
                     &reducer,
@@ -280,10 +281,10 @@ mod avx512 {
     ) {
         let reducer = Reducer::new(array.len() as u64 * 8);
         for (window, out) in keys.chunks(WINDOW).zip(out.chunks_mut(WINDOW)) {
-            if sorts(window) {
+            if by_length(window) {
                 let mut hashes = [0u32; WINDOW];
                 let hashes = &mut hashes[..window.len()];
-                hash_sorted(window, variant, hashes);
+                hash_by_length(window, variant, hashes);
                 let pairs = hashes.chunks(2 * LANES).map(|pair| load_pair(pair).0);
                 contains_pairs(pairs, &reducer, k, array, out);
             } else {
@@ -337,14 +338,13 @@ mod avx512 {
         }
     }
 
-    /// Keys hashed together after sorting by length: enough for most
-    /// lengths to fill whole groups (the hashes and the waiting keys take
-    /// 36 KiB of stack).
+    /// Keys hashed together by length: enough for most lengths to fill whole
+    /// groups (the hashes and the waiting keys take 36 KiB of stack).
     const WINDOW: usize = 4096;
 
-    /// Whether a window of keys is hashed by [`hash_sorted`]: keys of more
-    /// than one length, and enough of them.
-    fn sorts(keys: &[&[u8]]) -> bool {
+    /// Whether a window of keys is hashed by [`hash_by_length`]: keys of more
+    /// than one length, and enough of them to fill groups of one length.
+    fn by_length(keys: &[&[u8]]) -> bool {
         keys.len() >= 256 && one_length(keys).is_none()
     }
 
@@ -353,7 +353,7 @@ mod avx512 {
     /// until they are 16, which hash as one group.
     #[inline]
     #[target_feature(enable = "avx512f,avx512vl")]
-    fn hash_sorted(keys: &[&[u8]], variant: HashVariant, hashes: &mut [u32]) {
+    fn hash_by_length(keys: &[&[u8]], variant: HashVariant, hashes: &mut [u32]) {
         let Some(&first) = keys.first() else { return };
         let mut waiting = [[first; LANES]; CLASSES];
         let mut at = [[0u16; LANES]; CLASSES];
@@ -381,10 +381,10 @@ mod avx512 {
         }
     }
 
-    /// Length classes of [`hash_sorted`]: 0 to 63 bytes, and longer.
+    /// Length classes of [`hash_by_length`]: 0 to 63 bytes, and longer.
     const CLASSES: usize = 65;
 
-    /// Hashes a group of [`hash_sorted`], of which the first `n` are keys,
+    /// Hashes a group of [`hash_by_length`], of which the first `n` are keys,
     /// into `hashes` at `at`.
     #[inline]
     #[target_feature(enable = "avx512f,avx512vl")]
