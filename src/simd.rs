@@ -838,9 +838,9 @@ mod avx512 {
         unsafe { _mm_maskz_loadu_epi32(mask, at.cast()) }
     }
 
-    /// `h % bits` for one filter's `0 < bits <= 2^31`, in doubles.
+    /// `h % bits` for one filter's `0 < bits <= 2^31`, the quotient from
+    /// doubles.
     struct Reducer {
-        d: __m512d,
         /// Just under `1 / bits`, so that quotients are never too large.
         inv: __m512d,
         bits: __m512i,
@@ -855,36 +855,33 @@ mod avx512 {
             // relative 2^-52 or more, and by at most 2^-49.
             let inv = f64::from_bits((1.0 / bits as f64).to_bits() - 4);
             Reducer {
-                d: _mm512_set1_pd(bits as f64),
                 inv: _mm512_set1_pd(inv),
                 bits: _mm512_set1_epi32(bits as u32 as i32),
                 last_byte: _mm512_set1_epi32((bits.div_ceil(8) - 1) as u32 as i32),
             }
         }
 
-        /// `h % bits` for 16 lanes of 32-bit `h`: `q = floor(h * inv)` is
-        /// `h / bits` rounded down or one less (the product is below `h /
-        /// bits`, by less than `2^32 * 2^-49`), `h - q * bits` is exact
-        /// under a fused multiply-add and lies in `[0, 2 * bits)`, and one
-        /// unsigned minimum with itself less `bits` ends it.
+        /// `h % bits` for 16 lanes of 32-bit `h`: `q = floor(h * inv)`
+        /// (truncated, the product being positive) is `h / bits` rounded
+        /// down or one less (the product is below `h / bits`, by less than
+        /// `2^32 * 2^-49`), so `h - q * bits` lies in `[0, 2 * bits)`, below
+        /// 2^32: exact in 32-bit arithmetic. One unsigned minimum with itself
+        /// less `bits` ends it.
         #[inline]
         #[target_feature(enable = "avx512f,avx512vl")]
         fn rem16(&self, h: __m512i) -> __m512i {
-            let lo = self.rem8(_mm512_castsi512_si256(h));
-            let hi = self.rem8(_mm512_extracti64x4_epi64::<1>(h));
-            let r = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi);
+            let lo = self.quotient8(_mm512_castsi512_si256(h));
+            let hi = self.quotient8(_mm512_extracti64x4_epi64::<1>(h));
+            let q = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi);
+            let r = _mm512_sub_epi32(h, _mm512_mullo_epi32(q, self.bits));
             _mm512_min_epu32(r, _mm512_sub_epi32(r, self.bits))
         }
 
-        /// `h - floor(h * inv) * bits` for 8 lanes, in `[0, 2 * bits)`.
+        /// `floor(h * inv)` for 8 lanes.
         #[inline]
         #[target_feature(enable = "avx512f,avx512vl")]
-        fn rem8(&self, h: __m256i) -> __m256i {
-            let hd = _mm512_cvtepu32_pd(h);
-            let q = _mm512_roundscale_pd::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(
-                _mm512_mul_pd(hd, self.inv),
-            );
-            _mm512_cvttpd_epu32(_mm512_fnmadd_pd(q, self.d, hd))
+        fn quotient8(&self, h: __m256i) -> __m256i {
+            _mm512_cvttpd_epu32(_mm512_mul_pd(_mm512_cvtepu32_pd(h), self.inv))
         }
     }
 }
