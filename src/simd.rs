@@ -325,8 +325,29 @@ mod avx512 {
                     let pos = reducer.rem16(h[g]);
                     let at = _mm512_min_epu32(_mm512_srli_epi32::<3>(pos), last_word);
                     let bit = _mm512_sub_epi32(pos, _mm512_slli_epi32::<3>(at));
-                    // SAFETY: every lane reads 4 bytes from `at <= array.len() - 4`.
-                    let word = unsafe { _mm512_i32gather_epi32::<1>(at, array.as_ptr().cast()) };
+                    let word = if g == 0 {
+                        // SAFETY: every lane reads 4 bytes from `at <= array.len() - 4`.
+                        unsafe { _mm512_i32gather_epi32::<1>(at, array.as_ptr().cast()) }
+                    } else {
+                        // The same words by scalar loads: a gather keeps
+                        // few of the core's load ports busy, so the two
+                        // groups' loads run side by side.
+                        let (mut ats, mut words) = ([0u32; LANES], [0u32; LANES]);
+                        // SAFETY: each array is 64 bytes.
+                        unsafe { _mm512_storeu_si512(ats.as_mut_ptr().cast(), at) };
+                        for (word, &at) in words.iter_mut().zip(&ats) {
+                            // SAFETY: `at <= array.len() - 4`.
+                            *word = unsafe {
+                                array
+                                    .as_ptr()
+                                    .add(at as usize)
+                                    .cast::<u32>()
+                                    .read_unaligned()
+                            };
+                        }
+                        // SAFETY: `words` is 64 bytes.
+                        unsafe { _mm512_loadu_si512(words.as_ptr().cast()) }
+                    };
                     all[g] &= _mm512_test_epi32_mask(word, _mm512_sllv_epi32(one, bit));
                     h[g] = _mm512_add_epi32(h[g], delta[g]);
                 }
