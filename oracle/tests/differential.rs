@@ -8,6 +8,7 @@ mod arbitrary;
 
 use arbitrary::{check, damaged, keys, Call, Key, Layout};
 use leveldb_filter::{BloomFilterPolicy, FilterBlockBuilder, FilterBlockReader, FilterPolicy};
+use leveldb_filter_oracle::rng::Rng;
 use leveldb_filter_oracle::Bloom;
 
 const TESTS: u64 = 3000;
@@ -83,6 +84,33 @@ fn bloom_filters_identical_on_every_length_and_tail() {
                 leveldb.create_filter(one),
                 "{key:02x?}"
             );
+        }
+    }
+}
+
+/// Thousands of keys of lengths 0..=100 (the SIMD kernel hashes windows of
+/// varying lengths grouped by length, 64 bytes and more together): LevelDB's
+/// filter, and LevelDB's answers batched and one at a time.
+#[test]
+fn bloom_filters_identical_on_many_keys_of_varying_lengths() {
+    let mut rng = Rng(20261121);
+    for n in [300, 5000, 9000] {
+        let keys = rng.keys(n, 100);
+        let leveldb = Bloom::new(10);
+        let filter = leveldb.create_filter(&keys);
+        assert_eq!(ours(10, &keys), filter, "{n} keys");
+        let probes: Vec<&[u8]> = keys
+            .iter()
+            .map(|k| &k[k.len() / 2..])
+            .chain(keys.iter().map(Vec::as_slice))
+            .collect();
+        let policy = BloomFilterPolicy::new(10);
+        let mut batch = vec![false; probes.len()];
+        policy.key_may_match_batch(&probes, &filter, &mut batch);
+        for (probe, answer) in probes.iter().zip(&batch) {
+            let theirs = leveldb.key_may_match(probe, &filter);
+            assert_eq!(*answer, theirs, "{probe:02x?}");
+            assert_eq!(policy.key_may_match(probe, &filter), theirs, "{probe:02x?}");
         }
     }
 }
