@@ -10,6 +10,8 @@
 //! - Creating: each group's rows of byte indexes and bit masks are stored,
 //!   then set with scalar read-modify-writes (AVX-512 has no scatter that
 //!   ORs); the next pair is hashed first so that the core overlaps the two.
+//! - Many keys (2^15 and more): each pair's key bytes are prefetched two
+//!   pairs ahead.
 //! - Looking up: the 4 bytes at each probe's byte, for one group of a pair
 //!   by a 16-lane gather, for the other by scalar loads (a gather keeps few
 //!   of the core's load ports busy, so the two run side by side).
