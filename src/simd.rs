@@ -665,13 +665,7 @@ mod avx512 {
         let mut h = unsafe { rounds(groups, len / 4, h) };
         if !len.is_multiple_of(4) {
             for (h, keys) in h.iter_mut().zip(groups) {
-                let mut tails = [0u32; LANES];
-                for (t, key) in tails.iter_mut().zip(keys) {
-                    *t = tail(key, variant);
-                }
-                // SAFETY: `tails` is 16 u32s, 64 bytes.
-                let tails = unsafe { _mm512_loadu_si512(tails.as_ptr().cast()) };
-                *h = add_tails(*h, tails, 0xffff, m);
+                *h = add_tails(*h, tails16(keys, variant), 0xffff, m);
             }
         }
         h
@@ -745,74 +739,77 @@ mod avx512 {
             let [h] = unsafe { hash_same([keys], len, seed, variant) };
             return h;
         }
+        // Lengths vary: each word is gathered from the keys that have it.
         let m = _mm512_set1_epi32(M);
-        let (mut h, has_tail) = {
-            // Lengths vary: each word is gathered from the keys that have it.
-            let (mut lens, mut starts) = ([0u32; LANES], [0u64; LANES]);
-            for ((len, start), key) in lens.iter_mut().zip(&mut starts).zip(keys) {
-                *len = key.len() as u32;
-                *start = key.as_ptr() as u64;
-            }
-            let most = lens.iter().copied().max().unwrap_or(0) as usize / 4;
-            // SAFETY: `lens` is 64 bytes, `starts` 128.
-            let (lens, lo, hi) = unsafe {
-                (
-                    _mm512_loadu_si512(lens.as_ptr().cast()),
-                    _mm512_loadu_si512(starts.as_ptr().cast()),
-                    _mm512_loadu_si512(starts[8..].as_ptr().cast()),
+        let (mut lens, mut starts) = ([0u32; LANES], [0u64; LANES]);
+        for ((len, start), key) in lens.iter_mut().zip(&mut starts).zip(keys) {
+            *len = key.len() as u32;
+            *start = key.as_ptr() as u64;
+        }
+        let most = lens.iter().copied().max().unwrap_or(0) as usize / 4;
+        // SAFETY: `lens` is 64 bytes, `starts` 128.
+        let (lens, lo, hi) = unsafe {
+            (
+                _mm512_loadu_si512(lens.as_ptr().cast()),
+                _mm512_loadu_si512(starts.as_ptr().cast()),
+                _mm512_loadu_si512(starts[8..].as_ptr().cast()),
+            )
+        };
+        let words = _mm512_srli_epi32::<2>(lens);
+        let mut h = _mm512_xor_si512(_mm512_set1_epi32(seed as i32), _mm512_mullo_epi32(lens, m));
+        for w in 0..most {
+            // Lanes whose key has a word `w`.
+            let active = _mm512_cmpgt_epu32_mask(words, _mm512_set1_epi32(w as i32));
+            let at = _mm512_set1_epi64(4 * w as i64);
+            // SAFETY: an active lane reads word `w` of its key, which
+            // the key has; the other lanes read nothing.
+            let word =
+                unsafe { gather16(active, _mm512_add_epi64(lo, at), _mm512_add_epi64(hi, at)) };
+            h = _mm512_mask_mov_epi32(h, active, round(h, word, m));
+        }
+        let has_tail = _mm512_test_epi32_mask(lens, _mm512_set1_epi32(3));
+        let short = _mm512_cmplt_epu32_mask(lens, _mm512_set1_epi32(4));
+        if has_tail == 0 {
+            return h;
+        }
+        if short == 0 {
+            // The tail is the top `len % 4` bytes of each key's last 4.
+            let back = _mm512_set1_epi64(4);
+            let len_lo = _mm512_cvtepu32_epi64(_mm512_castsi512_si256(lens));
+            let len_hi = _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64::<1>(lens));
+            // SAFETY: every key has 4 bytes or more; a lane with a tail
+            // reads its key's last 4.
+            let last = unsafe {
+                gather16(
+                    has_tail,
+                    _mm512_sub_epi64(_mm512_add_epi64(lo, len_lo), back),
+                    _mm512_sub_epi64(_mm512_add_epi64(hi, len_hi), back),
                 )
             };
-            let words = _mm512_srli_epi32::<2>(lens);
-            let mut h =
-                _mm512_xor_si512(_mm512_set1_epi32(seed as i32), _mm512_mullo_epi32(lens, m));
-            for w in 0..most {
-                // Lanes whose key has a word `w`.
-                let active = _mm512_cmpgt_epu32_mask(words, _mm512_set1_epi32(w as i32));
-                let at = _mm512_set1_epi64(4 * w as i64);
-                // SAFETY: an active lane reads word `w` of its key, which
-                // the key has; the other lanes read nothing.
-                let word =
-                    unsafe { gather16(active, _mm512_add_epi64(lo, at), _mm512_add_epi64(hi, at)) };
-                h = _mm512_mask_mov_epi32(h, active, round(h, word, m));
+            let rest = _mm512_and_si512(lens, _mm512_set1_epi32(3));
+            let shift = _mm512_sub_epi32(_mm512_set1_epi32(32), _mm512_slli_epi32::<3>(rest));
+            let mut tails = _mm512_srlv_epi32(last, shift);
+            if variant == HashVariant::Signed {
+                // Each byte >= 0x80 sign-extended: byte j adds -2^(8j+8) more.
+                let high = _mm512_and_si512(tails, _mm512_set1_epi32(0x0080_8080));
+                tails = _mm512_sub_epi32(tails, _mm512_slli_epi32::<1>(high));
             }
-            let has_tail = _mm512_test_epi32_mask(lens, _mm512_set1_epi32(3));
-            let short = _mm512_cmplt_epu32_mask(lens, _mm512_set1_epi32(4));
-            if has_tail != 0 && short == 0 {
-                // The tail is the top `len % 4` bytes of each key's last 4.
-                let back = _mm512_set1_epi64(4);
-                let len_lo = _mm512_cvtepu32_epi64(_mm512_castsi512_si256(lens));
-                let len_hi = _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64::<1>(lens));
-                // SAFETY: every key has 4 bytes or more; a lane with a tail
-                // reads its key's last 4.
-                let last = unsafe {
-                    gather16(
-                        has_tail,
-                        _mm512_sub_epi64(_mm512_add_epi64(lo, len_lo), back),
-                        _mm512_sub_epi64(_mm512_add_epi64(hi, len_hi), back),
-                    )
-                };
-                let rest = _mm512_and_si512(lens, _mm512_set1_epi32(3));
-                let shift = _mm512_sub_epi32(_mm512_set1_epi32(32), _mm512_slli_epi32::<3>(rest));
-                let mut tails = _mm512_srlv_epi32(last, shift);
-                if variant == HashVariant::Signed {
-                    // Each byte >= 0x80 sign-extended: byte j adds -2^(8j+8) more.
-                    let high = _mm512_and_si512(tails, _mm512_set1_epi32(0x0080_8080));
-                    tails = _mm512_sub_epi32(tails, _mm512_slli_epi32::<1>(high));
-                }
-                return add_tails(h, tails, has_tail, m);
-            }
-            (h, has_tail)
-        };
-        if has_tail != 0 {
-            let mut tails = [0u32; LANES];
-            for (t, key) in tails.iter_mut().zip(keys) {
-                *t = tail(key, variant);
-            }
-            // SAFETY: `tails` is 16 u32s, 64 bytes.
-            let tails = unsafe { _mm512_loadu_si512(tails.as_ptr().cast()) };
-            h = add_tails(h, tails, has_tail, m);
+            return add_tails(h, tails, has_tail, m);
         }
-        h
+        // Some keys under 4 bytes: the tails one at a time.
+        add_tails(h, tails16(keys, variant), has_tail, m)
+    }
+
+    /// The tails of 16 keys as LevelDB's `Hash` adds them, one at a time.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vl")]
+    fn tails16(keys: &[&[u8]; LANES], variant: HashVariant) -> __m512i {
+        let mut tails = [0u32; LANES];
+        for (t, key) in tails.iter_mut().zip(keys) {
+            *t = tail(key, variant);
+        }
+        // SAFETY: `tails` is 16 u32s, 64 bytes.
+        unsafe { _mm512_loadu_si512(tails.as_ptr().cast()) }
     }
 
     /// The hash's last step, in the lanes of `has_tail`.
