@@ -243,15 +243,15 @@ impl<'a> BloomFilter<'a> {
 /// `(m * h mod 2^64) * bits`, exactly, for every 32-bit `h` and `bits`; one
 /// division per filter instead of one per probe.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Modulus {
+struct Modulus {
     /// The number of bits, or 0 for 2^32 bits and more.
-    pub(crate) bits: u64,
+    bits: u64,
     m: u64,
 }
 
 impl Modulus {
     #[inline]
-    pub(crate) fn new(bits: usize) -> Self {
+    fn new(bits: usize) -> Self {
         match u32::try_from(bits) {
             Ok(bits) => Modulus {
                 bits: u64::from(bits),
@@ -262,7 +262,7 @@ impl Modulus {
     }
 
     #[inline]
-    pub(crate) fn reduce(&self, h: u32) -> usize {
+    fn reduce(&self, h: u32) -> usize {
         if self.bits == 0 {
             return h as usize;
         }
