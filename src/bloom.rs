@@ -104,10 +104,7 @@ impl FilterPolicy for BloomFilterPolicy {
 
     #[inline]
     fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool {
-        match BloomFilter::new(filter) {
-            Ok(bloom) => bloom.contains_hash(hash(key, SEED, self.variant)),
-            Err(answer) => answer,
-        }
+        self.single_with(Kernel::detect(), key, filter)
     }
 
     fn key_may_match_batch(&self, keys: &[&[u8]], filter: &[u8], out: &mut [bool]) {
@@ -146,6 +143,21 @@ impl BloomFilterPolicy {
         }
     }
 
+    /// `key_may_match` on a given kernel.
+    #[inline]
+    fn single_with(&self, kernel: Kernel, key: &[u8], filter: &[u8]) -> bool {
+        simd::key_may_match(
+            kernel,
+            key,
+            self.variant,
+            filter,
+            || match BloomFilter::new(filter) {
+                Ok(bloom) => bloom.contains_hash(hash(key, SEED, self.variant)),
+                Err(answer) => answer,
+            },
+        )
+    }
+
     /// `key_may_match_batch` on a given kernel.
     fn batch_with(&self, kernel: Kernel, keys: &[&[u8]], filter: &[u8], out: &mut [bool]) {
         assert_eq!(keys.len(), out.len(), "one answer per key");
@@ -156,11 +168,10 @@ impl BloomFilterPolicy {
     }
 }
 
-/// A filter's bytes read once for lookups: the bit array, k and the reduction.
+/// A filter's bytes read once for lookups: the bit array and k.
 struct BloomFilter<'a> {
     array: &'a [u8],
     k: u8,
-    modulus: Modulus,
 }
 
 impl<'a> BloomFilter<'a> {
@@ -175,11 +186,7 @@ impl<'a> BloomFilter<'a> {
                 if k > 30 {
                     return Err(true);
                 }
-                Ok(BloomFilter {
-                    array,
-                    k,
-                    modulus: Modulus::new(array.len() * 8),
-                })
+                Ok(BloomFilter { array, k })
             }
             _ => Err(false),
         }
@@ -190,12 +197,14 @@ impl<'a> BloomFilter<'a> {
         self.array[pos / 8] & (1 << (pos % 8)) != 0
     }
 
-    /// LevelDB's `KeyMayMatch` for a key whose Bloom hash is `h`.
+    /// LevelDB's `KeyMayMatch` for a key whose Bloom hash is `h`: probe by
+    /// probe, to the first bit not set.
     #[inline]
     fn contains_hash(&self, mut h: u32) -> bool {
+        let modulus = Modulus::new(self.array.len() * 8);
         let delta = h.rotate_right(17);
         for _ in 0..self.k {
-            if !self.bit(self.modulus.reduce(h)) {
+            if !self.bit(modulus.reduce(h)) {
                 return false;
             }
             h = h.wrapping_add(delta);
@@ -217,6 +226,7 @@ impl<'a> BloomFilter<'a> {
         if simd::contains(kernel, keys, variant, k, self.array, out) {
             return;
         }
+        let modulus = Modulus::new(self.array.len() * 8);
         // Eight hashes first, as in `create_with`.
         let mut hashes = [0u32; 8];
         for (keys, out) in keys.chunks(8).zip(out.chunks_mut(8)) {
@@ -228,7 +238,7 @@ impl<'a> BloomFilter<'a> {
                 // No probe at all (k = 0) fails: LevelDB answers true.
                 let mut all = true;
                 for _ in 0..k {
-                    all &= self.bit(self.modulus.reduce(h));
+                    all &= self.bit(modulus.reduce(h));
                     h = h.wrapping_add(delta);
                 }
                 *answer = all;
@@ -479,7 +489,7 @@ mod tests {
     /// one give the same bytes and the same answers as one key at a time.
     #[test]
     fn kernels_agree_on_filters_and_batches() {
-        use crate::{BloomFilterPolicy, FilterPolicy};
+        use crate::BloomFilterPolicy;
         fn prop(keys: Vec<Vec<u8>>, probes: Vec<Vec<u8>>, bits: u8, signed: bool) -> bool {
             let variant = if signed {
                 HashVariant::Signed
@@ -496,18 +506,69 @@ mod tests {
                 .map(Vec::as_slice)
                 .chain(refs.iter().copied())
                 .collect();
-            let one_by_one: Vec<bool> = probes
-                .iter()
-                .map(|p| policy.key_may_match(p, &simd[1..]))
-                .collect();
+            let one_by_one = |kernel| -> Vec<bool> {
+                probes
+                    .iter()
+                    .map(|p| policy.single_with(kernel, p, &simd[1..]))
+                    .collect()
+            };
+            let reference = one_by_one(Kernel::Scalar);
             let (mut a, mut b) = (vec![false; probes.len()], vec![false; probes.len()]);
             policy.batch_with(Kernel::detect(), &probes, &simd[1..], &mut a);
             policy.batch_with(Kernel::Scalar, &probes, &simd[1..], &mut b);
-            simd == scalar && a == one_by_one && b == one_by_one
+            simd == scalar
+                && a == reference
+                && b == reference
+                && one_by_one(Kernel::detect()) == reference
         }
         QuickCheck::new()
             .tests(2_000)
             .quickcheck(prop as fn(Vec<Vec<u8>>, Vec<Vec<u8>>, u8, bool) -> bool);
+    }
+
+    /// Single lookups on any bytes: every k byte (0 to 30 probed, others
+    /// answered), filters from empty on with bits set at random (small ones
+    /// have probes on their last bytes, where the kernel reads the array's
+    /// last 4 bytes), both variants; the detected kernel against the scalar one.
+    #[test]
+    fn kernels_agree_on_single_lookups() {
+        use crate::BloomFilterPolicy;
+        fn prop(array: Vec<u8>, k: u8, keys: Vec<Vec<u8>>, signed: bool) -> bool {
+            let mut filter = array;
+            filter.push(k % 40);
+            let policy = BloomFilterPolicy::new(10).with_hash(if signed {
+                HashVariant::Signed
+            } else {
+                HashVariant::Unsigned
+            });
+            keys.iter().all(|key| {
+                [&filter[..], &filter[filter.len() - 1..]].iter().all(|f| {
+                    policy.single_with(Kernel::detect(), key, f)
+                        == policy.single_with(Kernel::Scalar, key, f)
+                })
+            })
+        }
+        QuickCheck::new()
+            .tests(20_000)
+            .quickcheck(prop as fn(Vec<u8>, u8, Vec<Vec<u8>>, bool) -> bool);
+        // Dense and sparse arrays, so that both answers are common.
+        let policy = BloomFilterPolicy::new(10);
+        for fill in [0x00u8, 0xff, 0xf7, 0x7f, 0x5a] {
+            for len in [0, 1, 3, 4, 5, 63, 1000] {
+                let mut filter = vec![fill; len + 1];
+                for k in 0..=32u8 {
+                    filter[len] = k;
+                    for i in 0..200u32 {
+                        let key = i.wrapping_mul(0x9e37_79b9).to_le_bytes();
+                        assert_eq!(
+                            policy.single_with(Kernel::detect(), &key, &filter),
+                            policy.single_with(Kernel::Scalar, &key, &filter),
+                            "fill {fill:#x} len {len} k {k} key {key:02x?}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     /// Many keys of every length 0..=80 (the SIMD kernel sorts windows of

@@ -15,16 +15,25 @@
 //! - Looking up: the 4 bytes at each probe's byte, for one group of a pair
 //!   by a 16-lane gather, for the other by scalar loads (a gather keeps few
 //!   of the core's load ports busy, so the two run side by side).
+//! - One lookup: the key's probes (up to 8) in one vector, their words
+//!   gathered at once, no branch on the bits: a run of single lookups then
+//!   overlaps one key's probes with the next key's hash, and absent keys
+//!   cost no misprediction.
 //!
 //! The scalar code in `bloom.rs` and `hash.rs` is the reference; the unit and
 //! property tests pit this module against it and the LevelDB differential
 //! tests against LevelDB. This is the crate's only module with `unsafe` code.
 #![allow(unsafe_code)]
 
+use std::sync::atomic::{AtomicU8, Ordering};
+
 use crate::HashVariant;
 
 /// Keys handled together.
 pub(crate) const LANES: usize = 16;
+
+/// [`Kernel::detect`]'s answer: 0 until decided, then 1 (scalar) or 2 (AVX-512).
+static KERNEL: AtomicU8 = AtomicU8::new(0);
 
 /// What this CPU can run, decided once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,31 +48,35 @@ impl Kernel {
     /// The fastest kernel this CPU runs, unless the environment variable
     /// `LEVELDB_FILTER_KERNEL=scalar` asks for the scalar one (to measure or
     /// rule out the SIMD code). Decided once per process.
+    /// (Inlined: a single lookup asks every time.)
+    #[inline]
     pub(crate) fn detect() -> Kernel {
-        use std::sync::atomic::{AtomicU8, Ordering};
-        static KERNEL: AtomicU8 = AtomicU8::new(0);
         match KERNEL.load(Ordering::Relaxed) {
             1 => Kernel::Scalar,
             2 => Kernel::Avx512,
-            _ => {
-                let scalar =
-                    std::env::var_os("LEVELDB_FILTER_KERNEL").is_some_and(|k| k == "scalar");
-                let kernel = if avx512_available() && !scalar {
-                    Kernel::Avx512
-                } else {
-                    Kernel::Scalar
-                };
-                KERNEL.store(
-                    if kernel == Kernel::Avx512 { 2 } else { 1 },
-                    Ordering::Relaxed,
-                );
-                kernel
-            }
+            _ => Kernel::decide(),
         }
+    }
+
+    /// What `detect` returns from now on.
+    #[cold]
+    fn decide() -> Kernel {
+        let scalar = std::env::var_os("LEVELDB_FILTER_KERNEL").is_some_and(|k| k == "scalar");
+        let kernel = if avx512_available() && !scalar {
+            Kernel::Avx512
+        } else {
+            Kernel::Scalar
+        };
+        KERNEL.store(
+            if kernel == Kernel::Avx512 { 2 } else { 1 },
+            Ordering::Relaxed,
+        );
+        kernel
     }
 
     /// Whether this kernel handles a bit array of `bytes` bytes probed `k`
     /// times per key: the SIMD reduction needs `0 < bits <= 2^31`.
+    #[inline]
     fn handles(self, bytes: usize, k: usize) -> bool {
         self == Kernel::Avx512 && bytes > 0 && bytes <= 1 << 28 && k > 0
     }
@@ -129,6 +142,36 @@ pub(crate) fn contains(
     {
         let _ = (keys, variant);
         false
+    }
+}
+
+/// LevelDB's `KeyMayMatch` for one key against `filter` (the bit array and
+/// its k byte), its probes gathered at once; `scalar()` when this kernel
+/// leaves the filter to the scalar path (which also gives LevelDB's answers
+/// for filters it does not probe). There is no branch on the bits, so that a
+/// run of lookups overlaps one key's probes with the next key's hash, and no
+/// misprediction on keys that are absent. Everything past the kernel check
+/// happens in the kernel's function: the caller's loop stays small.
+#[inline]
+pub(crate) fn key_may_match(
+    kernel: Kernel,
+    key: &[u8],
+    variant: HashVariant,
+    filter: &[u8],
+    scalar: impl FnOnce() -> bool,
+) -> bool {
+    if kernel != Kernel::Avx512 {
+        return scalar();
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: the kernel is Avx512 only when the CPU has AVX-512F and VL.
+        unsafe { avx512::key_may_match(key, variant, filter, scalar) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (key, variant, filter);
+        scalar()
     }
 }
 
@@ -381,6 +424,67 @@ mod avx512 {
                 *answer = all >> lane & 1 != 0;
             }
         }
+    }
+
+    /// See `super::key_may_match`: eight probes to a vector.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512F and VL.
+    #[target_feature(enable = "avx512f,avx512vl")]
+    pub(super) unsafe fn key_may_match(
+        key: &[u8],
+        variant: HashVariant,
+        filter: &[u8],
+        scalar: impl FnOnce() -> bool,
+    ) -> bool {
+        // LevelDB probes k <= 30 only; the reduction takes bits <= 2^31.
+        let Some((&k, array)) = filter.split_last() else {
+            return scalar();
+        };
+        if k > 30 || !(4..=1 << 28).contains(&array.len()) {
+            return scalar();
+        }
+        let (h, k) = (crate::hash(key, SEED, variant), usize::from(k));
+        let reducer = Reducer::new(array.len() as u64 * 8);
+        let last_word = _mm256_set1_epi32((array.len() - 4) as i32);
+        let delta = h.rotate_right(17);
+        // Probe j of a vector is h + j * delta, then 8 * delta more per vector.
+        let steps = _mm256_mullo_epi32(
+            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+            _mm256_set1_epi32(delta as i32),
+        );
+        let mut h = _mm256_add_epi32(_mm256_set1_epi32(h as i32), steps);
+        let probe = |h: __m256i, probes: usize| {
+            let active = (1u32 << probes).wrapping_sub(1) as __mmask8;
+            let pos = reducer.rem8(h);
+            let at = _mm256_min_epu32(_mm256_srli_epi32::<3>(pos), last_word);
+            let bit = _mm256_sub_epi32(pos, _mm256_slli_epi32::<3>(at));
+            // SAFETY: every active lane reads 4 bytes from `at <= array.len() - 4`;
+            // the others read nothing.
+            let word = unsafe {
+                _mm256_mmask_i32gather_epi32::<1>(
+                    _mm256_setzero_si256(),
+                    active,
+                    at,
+                    array.as_ptr().cast(),
+                )
+            };
+            let one = _mm256_set1_epi32(1);
+            _mm256_mask_test_epi32_mask(active, word, _mm256_sllv_epi32(one, bit)) == active
+        };
+        // One vector for k <= 8 (LevelDB's k up to 12 bits per key), with
+        // no loop around it: a few instructions less per lookup show.
+        if k <= 8 {
+            return probe(h, k);
+        }
+        let (mut all, mut left) = (true, k);
+        let next = _mm256_set1_epi32(delta.wrapping_mul(8) as i32);
+        while left > 0 {
+            all &= probe(h, left.min(8));
+            left = left.saturating_sub(8);
+            h = _mm256_add_epi32(h, next);
+        }
+        all
     }
 
     /// Keys hashed together by length: enough for most lengths to fill whole
@@ -971,6 +1075,15 @@ mod avx512 {
             let q = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi);
             let r = _mm512_sub_epi32(h, _mm512_mullo_epi32(q, self.bits));
             _mm512_min_epu32(r, _mm512_sub_epi32(r, self.bits))
+        }
+
+        /// `h % bits` for 8 lanes, as [`Reducer::rem16`].
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512vl")]
+        fn rem8(&self, h: __m256i) -> __m256i {
+            let bits = _mm512_castsi512_si256(self.bits);
+            let r = _mm256_sub_epi32(h, _mm256_mullo_epi32(self.quotient8(h), bits));
+            _mm256_min_epu32(r, _mm256_sub_epi32(r, bits))
         }
 
         /// `floor(h * inv)` for 8 lanes.
