@@ -32,6 +32,9 @@ use crate::HashVariant;
 /// Keys handled together.
 pub(crate) const LANES: usize = 16;
 
+/// Below this many keys, a filter is created by the scalar code.
+const FEW: usize = 9;
+
 /// [`Kernel::detect`]'s answer: 0 until decided, then 1 (scalar) or 2 (AVX-512).
 static KERNEL: AtomicU8 = AtomicU8::new(0);
 
@@ -101,7 +104,9 @@ pub(crate) fn insert(
     k: usize,
     array: &mut [u8],
 ) -> bool {
-    if !kernel.handles(array.len(), k) {
+    // A filter of a few keys is made faster one key at a time: the vectors'
+    // latency is all there is to overlap.
+    if !kernel.handles(array.len(), k) || keys.len() < FEW {
         return false;
     }
     #[cfg(target_arch = "x86_64")]
@@ -177,7 +182,7 @@ pub(crate) fn key_may_match(
 
 /// 1 to 16 keys, padded to 16 lanes with copies of the first (whose hashes
 /// are not used): keys of one length stay keys of one length.
-#[inline]
+#[cfg(test)]
 fn lanes<'a>(keys: &[&'a [u8]]) -> [&'a [u8]; LANES] {
     let mut lanes: [&[u8]; LANES] = [keys[0]; LANES];
     lanes[..keys.len()].copy_from_slice(keys);
@@ -240,7 +245,7 @@ mod avx512 {
     use std::arch::x86_64::*;
     use std::mem::MaybeUninit;
 
-    use super::{lanes, LANES};
+    use super::LANES;
     use crate::hash::tail;
     use crate::HashVariant;
 
@@ -583,14 +588,24 @@ mod avx512 {
         ([load(a), load(b)], [a.len(), b.len()])
     }
 
-    /// [`hash16`] of a group of up to 16 keys: a whole group in place (a copy
-    /// would stall the vector loads of its lengths on the copy's stores).
+    /// The hashes of a group of up to 16 keys: a whole group by [`hash16`]
+    /// in place (a copy would stall the vector loads of its lengths on the
+    /// copy's stores), fewer keys one at a time (vectors for them would cost
+    /// as much as for a whole group, at the end of a batch, where nothing
+    /// overlaps their latency).
     #[inline]
     #[target_feature(enable = "avx512f,avx512vl")]
     fn hash_group(group: &[&[u8]], variant: HashVariant) -> __m512i {
         match group.try_into() {
             Ok(whole) => hash16(whole, SEED, variant),
-            Err(_) => hash16(&lanes(group), SEED, variant),
+            Err(_) => {
+                let mut hashes = [0u32; LANES];
+                for (h, key) in hashes.iter_mut().zip(group) {
+                    *h = crate::hash(key, SEED, variant);
+                }
+                // SAFETY: `hashes` is 64 bytes.
+                unsafe { _mm512_loadu_si512(hashes.as_ptr().cast()) }
+            }
         }
     }
 
@@ -715,7 +730,10 @@ mod avx512 {
         let mut out = [0u32; LANES];
         // SAFETY: `out` is 64 bytes.
         unsafe {
-            _mm512_storeu_si512(out.as_mut_ptr().cast(), hash16(&lanes(keys), seed, variant))
+            _mm512_storeu_si512(
+                out.as_mut_ptr().cast(),
+                hash16(&super::lanes(keys), seed, variant),
+            )
         };
         out
     }
