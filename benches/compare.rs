@@ -98,15 +98,15 @@ fn rusty_block(
         filters: Vec::new(),
         filter_offsets: Vec::new(),
     };
-    for (i, key) in keys.iter().enumerate() {
-        if i % per_block == 0 {
-            let index = (i / per_block) as u64 * stride / 2048;
-            while (b.filter_offsets.len() as u64) < index {
-                b.cut();
-            }
+    for (i, block) in keys.chunks(per_block).enumerate() {
+        let index = i as u64 * stride / 2048;
+        while (b.filter_offsets.len() as u64) < index {
+            b.cut();
         }
-        b.offsets.push(b.data.len());
-        b.data.extend_from_slice(key);
+        for key in block {
+            b.offsets.push(b.data.len());
+            b.data.extend_from_slice(key);
+        }
     }
     if !b.offsets.is_empty() {
         b.cut();
@@ -137,11 +137,11 @@ fn ours_block(
     stride: u64,
 ) -> usize {
     builder.reset();
-    for (i, key) in keys.iter().enumerate() {
-        if i % per_block == 0 {
-            builder.start_block((i / per_block) as u64 * stride);
+    for (i, block) in keys.chunks(per_block).enumerate() {
+        builder.start_block(i as u64 * stride);
+        for key in block {
+            builder.add_key(key);
         }
-        builder.add_key(key);
     }
     builder.finish().len()
 }

@@ -1,6 +1,7 @@
 // A C interface to the real LevelDB (Debian's libleveldb-dev, LevelDB 1.23):
 // its Bloom FilterPolicy and its filter-block classes, for differential tests
 // and for writing golden vectors. Nothing here computes a filter itself.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -459,9 +460,12 @@ size_t ldb_bench_query(const FilterPolicy* p, const KeySet* ks, const uint8_t* f
 // i at offset i * stride; into the key set's buffer. Returns its length.
 size_t ldb_bench_block(const FilterPolicy* p, KeySet* ks, size_t keys_per_block, uint64_t stride) {
   leveldb::FilterBlockBuilder builder(p);
-  for (size_t i = 0; i < ks->keys.size(); i++) {
-    if (i % keys_per_block == 0) builder.StartBlock((i / keys_per_block) * stride);
-    builder.AddKey(ks->keys[i]);
+  // Block by block, as the Rust drivers of benches/compare.rs walk the keys.
+  const size_t n = ks->keys.size();
+  for (size_t first = 0, block = 0; first < n; first += keys_per_block, block++) {
+    builder.StartBlock(block * stride);
+    const size_t end = std::min(n, first + keys_per_block);
+    for (size_t i = first; i < end; i++) builder.AddKey(ks->keys[i]);
   }
   ks->out = builder.Finish().ToString();
   return ks->out.size();
