@@ -50,8 +50,8 @@ pub(crate) enum Kernel {
 impl Kernel {
     /// The fastest kernel this CPU runs, unless the environment variable
     /// `LEVELDB_FILTER_KERNEL=scalar` asks for the scalar one (to measure or
-    /// rule out the SIMD code). Decided once per process.
-    /// (Inlined: a single lookup asks every time.)
+    /// rule out the SIMD code). Decided once per process; inlined, as every
+    /// single lookup asks.
     #[inline]
     pub(crate) fn detect() -> Kernel {
         match KERNEL.load(Ordering::Relaxed) {
@@ -442,7 +442,8 @@ mod avx512 {
         filter: &[u8],
         scalar: impl FnOnce() -> bool,
     ) -> bool {
-        // LevelDB probes k <= 30 only; the reduction takes bits <= 2^31.
+        // LevelDB probes k <= 30 only; the reduction takes bits <= 2^31,
+        // and the probes read 4 bytes.
         let Some((&k, array)) = filter.split_last() else {
             return scalar();
         };
