@@ -790,10 +790,52 @@ mod avx512 {
         let mut h = unsafe { rounds(groups, len / 4, h) };
         if !len.is_multiple_of(4) {
             for (h, keys) in h.iter_mut().zip(groups) {
-                *h = add_tails(*h, tails16(keys, variant), 0xffff, m);
+                let tails = if len >= 4 {
+                    // SAFETY: every key is `len >= 4` bytes long.
+                    unsafe { tails_same(keys, len, variant) }
+                } else {
+                    tails16(keys, variant)
+                };
+                *h = add_tails(*h, tails, 0xffff, m);
             }
         }
         h
+    }
+
+    /// [`tails16`] of 16 keys of one length `len`, not a multiple of 4: each
+    /// key's last 4 bytes, all shifted alike.
+    ///
+    /// # Safety
+    /// Every key is `len >= 4` bytes long.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vl")]
+    unsafe fn tails_same(keys: &[&[u8]; LANES], len: usize, variant: HashVariant) -> __m512i {
+        let mut last = [0u32; LANES];
+        for (word, key) in last.iter_mut().zip(keys) {
+            debug_assert!(key.len() == len && len >= 4);
+            // SAFETY: the caller vouches for the key's `len >= 4` bytes.
+            *word = unsafe { key.as_ptr().add(len - 4).cast::<u32>().read_unaligned() };
+        }
+        // SAFETY: `last` is 64 bytes.
+        let last = unsafe { _mm512_loadu_si512(last.as_ptr().cast()) };
+        // The top `len % 4` bytes.
+        let shift = _mm_cvtsi32_si128(32 - 8 * (len % 4) as i32);
+        let tails = _mm512_srl_epi32(last, shift);
+        signed_tails(tails, variant)
+    }
+
+    /// Tails read as unsigned bytes, as `variant` adds them.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vl")]
+    fn signed_tails(tails: __m512i, variant: HashVariant) -> __m512i {
+        match variant {
+            HashVariant::Unsigned => tails,
+            // Each byte >= 0x80 sign-extended: byte j adds -2^(8j+8) more.
+            HashVariant::Signed => {
+                let high = _mm512_and_si512(tails, _mm512_set1_epi32(0x0080_8080));
+                _mm512_sub_epi32(tails, _mm512_slli_epi32::<1>(high))
+            }
+        }
     }
 
     /// The rounds of LevelDB's `Hash` over the `words` whole words that
@@ -913,12 +955,7 @@ mod avx512 {
             };
             let rest = _mm512_and_si512(lens, _mm512_set1_epi32(3));
             let shift = _mm512_sub_epi32(_mm512_set1_epi32(32), _mm512_slli_epi32::<3>(rest));
-            let mut tails = _mm512_srlv_epi32(last, shift);
-            if variant == HashVariant::Signed {
-                // Each byte >= 0x80 sign-extended: byte j adds -2^(8j+8) more.
-                let high = _mm512_and_si512(tails, _mm512_set1_epi32(0x0080_8080));
-                tails = _mm512_sub_epi32(tails, _mm512_slli_epi32::<1>(high));
-            }
+            let tails = signed_tails(_mm512_srlv_epi32(last, shift), variant);
             return add_tails(h, tails, has_tail, m);
         }
         // Some keys under 4 bytes: the tails one at a time.
