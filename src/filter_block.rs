@@ -139,14 +139,15 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
             return;
         }
         let mut keys = recycle(std::mem::take(&mut self.spare_keys));
-        // Each key is where the next starts less where it starts.
-        let mut rest = self.keys.as_slice();
-        for (&start, &next) in self.starts.iter().zip(&self.starts[1..]) {
-            let (key, after) = rest.split_at(next - start);
-            keys.push(key);
-            rest = after;
-        }
-        keys.push(rest);
+        // Each key ends where the next starts.
+        let ends = self.starts[1..].iter().copied().chain([self.keys.len()]);
+        let bytes = &self.keys;
+        keys.extend(
+            self.starts
+                .iter()
+                .zip(ends)
+                .map(|(&start, end)| &bytes[start..end]),
+        );
         self.policy.create_filter(&keys, &mut self.result);
         self.spare_keys = recycle(keys);
         self.keys.clear();
