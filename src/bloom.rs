@@ -161,12 +161,23 @@ impl BloomFilterPolicy {
     /// `key_may_match_batch` on a given kernel.
     fn batch_with(&self, kernel: Kernel, keys: &[&[u8]], filter: &[u8], out: &mut [bool]) {
         assert_eq!(keys.len(), out.len(), "one answer per key");
+        // A few keys are answered faster one at a time: a batch's groups of
+        // 16 cost as much for one key as for 16.
+        if keys.len() < FEW_FOR_BATCH {
+            for (key, answer) in keys.iter().zip(out) {
+                *answer = self.single_with(kernel, key, filter);
+            }
+            return;
+        }
         match BloomFilter::new(filter) {
             Ok(bloom) => bloom.contains_batch(kernel, keys, self.variant, out),
             Err(answer) => out.fill(answer),
         }
     }
 }
+
+/// Below this many keys, a batch is looked up one key at a time.
+const FEW_FOR_BATCH: usize = 16;
 
 /// A filter's bytes read once for lookups: the bit array and k.
 struct BloomFilter<'a> {
