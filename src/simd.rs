@@ -532,7 +532,12 @@ mod avx512 {
         }
         for (c, ((waiting, at), &n)) in waiting.iter_mut().zip(&at).zip(&count).enumerate() {
             let n = usize::from(n);
-            if n > 0 {
+            if n > 0 && n < FEW_WAITING {
+                // A few keys left: one at a time costs less than a group.
+                for (&i, key) in at[..n].iter().zip(&waiting[..n]) {
+                    hashes[usize::from(i)] = crate::hash(key, SEED, variant);
+                }
+            } else if n > 0 {
                 // Lanes past the keys repeat the first: the same length.
                 let first = waiting[0];
                 waiting[n..].fill(first);
@@ -541,6 +546,10 @@ mod avx512 {
             }
         }
     }
+
+    /// Keys left in a class at the end of [`hash_by_length`] below which
+    /// they are hashed one at a time.
+    const FEW_WAITING: usize = 6;
 
     /// Length classes of [`hash_by_length`]: 0 to 63 bytes, and longer.
     const CLASSES: usize = 65;
