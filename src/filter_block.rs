@@ -140,14 +140,9 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
         }
         let mut keys = recycle(std::mem::take(&mut self.spare_keys));
         // Each key ends where the next starts.
-        let ends = self.starts[1..].iter().copied().chain([self.keys.len()]);
-        let bytes = &self.keys;
-        keys.extend(
-            self.starts
-                .iter()
-                .zip(ends)
-                .map(|(&start, end)| &bytes[start..end]),
-        );
+        let (bytes, starts): (&[u8], &[usize]) = (&self.keys, &self.starts);
+        keys.extend(starts.windows(2).map(|w| &bytes[w[0]..w[1]]));
+        keys.extend(starts.last().map(|&start| &bytes[start..]));
         self.policy.create_filter(&keys, &mut self.result);
         self.spare_keys = recycle(keys);
         self.keys.clear();
