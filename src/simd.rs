@@ -262,9 +262,19 @@ mod avx512 {
         let far = keys_far(keys);
         for window in keys.chunks(WINDOW) {
             if by_length(window) {
-                let mut hashes = [0u32; WINDOW];
-                let hashes = &mut hashes[..window.len()];
-                hash_by_length(window, variant, hashes);
+                // In the order they are hashed: bits are set in any order.
+                // (16 lanes more, for the last group's whole vector.)
+                let mut hashes = [0u32; WINDOW + LANES];
+                let mut len = 0;
+                hash_by_length(window, variant, |h, _, n| {
+                    // (In bounds: the groups hold each key once, so `len`
+                    // stays at most `window.len()`.)
+                    let to = &mut hashes[len..len + LANES];
+                    // SAFETY: `to` is 16 u32s, 64 bytes.
+                    unsafe { _mm512_storeu_si512(to.as_mut_ptr().cast(), h) };
+                    len += n;
+                });
+                let hashes = &hashes[..len];
                 insert_pairs(
                     hashes.chunks(2 * LANES).map(|pair| load_pair(pair)),
                     &reducer,
@@ -349,7 +359,14 @@ mod avx512 {
             if by_length(window) {
                 let mut hashes = [0u32; WINDOW];
                 let hashes = &mut hashes[..window.len()];
-                hash_by_length(window, variant, hashes);
+                hash_by_length(window, variant, |h, at, n| {
+                    let mut out = [0u32; LANES];
+                    // SAFETY: `out` is 64 bytes.
+                    unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), h) };
+                    for (&i, h) in at[..n].iter().zip(out) {
+                        hashes[usize::from(i)] = h;
+                    }
+                });
                 let pairs = hashes.chunks(2 * LANES).map(|pair| load_pair(pair).0);
                 contains_pairs(pairs, &reducer, k, array, out);
             } else {
@@ -503,12 +520,17 @@ mod avx512 {
         keys.len() >= 256 && one_length(keys).is_none()
     }
 
-    /// `hashes[i]` = the hash of `keys[i]`, for keys of varying lengths: each
-    /// key waits with others of its length (up to 63; longer keys together)
-    /// until they are 16, which hash as one group.
+    /// The hashes of keys of varying lengths: each key waits with others of
+    /// its length (up to 63; longer keys together) until they are 16, which
+    /// hash as one group. `emit(hashes, at, n)` takes each group's hashes as
+    /// they come, the first `n` lanes those of the keys at indexes `at`.
     #[inline]
     #[target_feature(enable = "avx512f,avx512vl")]
-    fn hash_by_length(keys: &[&[u8]], variant: HashVariant, hashes: &mut [u32]) {
+    fn hash_by_length(
+        keys: &[&[u8]],
+        variant: HashVariant,
+        mut emit: impl FnMut(__m512i, &[u16; LANES], usize),
+    ) {
         let Some(&first) = keys.first() else { return };
         // `waiting[c]` holds keys of class `c` only: its first `count[c]`
         // entries are this round's, the others an earlier round's (or `first`
@@ -524,7 +546,11 @@ mod avx512 {
             at[c][n] = i as u16;
             if n + 1 == LANES {
                 // SAFETY: 16 keys of class `c`; below the last, `c` is their length.
-                unsafe { hash_waiting(&waiting[c], c, &at[c], LANES, variant, hashes) };
+                emit(
+                    unsafe { hash_waiting(&waiting[c], c, variant) },
+                    &at[c],
+                    LANES,
+                );
                 count[c] = 0;
             } else {
                 count[c] = n as u8 + 1;
@@ -534,15 +560,18 @@ mod avx512 {
             let n = usize::from(n);
             if n > 0 && n < FEW_WAITING {
                 // A few keys left: one at a time costs less than a group.
-                for (&i, key) in at[..n].iter().zip(&waiting[..n]) {
-                    hashes[usize::from(i)] = crate::hash(key, SEED, variant);
+                let mut hashes = [0u32; LANES];
+                for (h, key) in hashes.iter_mut().zip(&waiting[..n]) {
+                    *h = crate::hash(key, SEED, variant);
                 }
+                // SAFETY: `hashes` is 64 bytes.
+                emit(unsafe { _mm512_loadu_si512(hashes.as_ptr().cast()) }, at, n);
             } else if n > 0 {
                 // Lanes past the keys repeat the first: the same length.
                 let first = waiting[0];
                 waiting[n..].fill(first);
                 // SAFETY: `n` keys of class `c`, then copies of the first.
-                unsafe { hash_waiting(waiting, c, at, n, variant, hashes) };
+                emit(unsafe { hash_waiting(waiting, c, variant) }, at, n);
             }
         }
     }
@@ -554,33 +583,19 @@ mod avx512 {
     /// Length classes of [`hash_by_length`]: 0 to 63 bytes, and longer.
     const CLASSES: usize = 65;
 
-    /// Hashes a group of [`hash_by_length`] of length class `class`, of
-    /// which the first `n` are keys, into `hashes` at `at`.
+    /// The hashes of a group of [`hash_by_length`] of length class `class`.
     ///
     /// # Safety
     /// Below the last class, every key of `group` is `class` bytes long.
     #[inline]
     #[target_feature(enable = "avx512f,avx512vl")]
-    unsafe fn hash_waiting(
-        group: &[&[u8]; LANES],
-        class: usize,
-        at: &[u16; LANES],
-        n: usize,
-        variant: HashVariant,
-        hashes: &mut [u32],
-    ) {
-        let h = if class < CLASSES - 1 {
+    unsafe fn hash_waiting(group: &[&[u8]; LANES], class: usize, variant: HashVariant) -> __m512i {
+        if class < CLASSES - 1 {
             // SAFETY: the caller vouches that the keys are `class` bytes long.
             let [h] = unsafe { hash_same([group], class, SEED, variant) };
             h
         } else {
             hash16(group, SEED, variant)
-        };
-        let mut out = [0u32; LANES];
-        // SAFETY: `out` is 64 bytes.
-        unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), h) };
-        for (&i, h) in at[..n].iter().zip(out) {
-            hashes[usize::from(i)] = h;
         }
     }
 
