@@ -95,14 +95,15 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
         assert!(!self.finished, "FilterBlockBuilder::add_key after finish");
         self.starts.push(self.keys.len());
         // In 16-byte blocks of fixed size, which compile to plain moves; a
-        // copy of unknown size is a call to memcpy, a large part of the cost
-        // of a key as short as most keys are.
-        self.keys.reserve(key.len());
+        // copy of unknown size is a call to memcpy (even of no bytes), a
+        // large part of the cost of a key as short as most keys are.
         let (blocks, rest) = key.as_chunks::<16>();
         for block in blocks {
             self.keys.extend_from_slice(block);
         }
-        self.keys.extend_from_slice(rest);
+        if !rest.is_empty() {
+            self.keys.extend_from_slice(rest);
+        }
     }
 
     /// Cuts the last filter and returns the whole block. Calling it again
