@@ -546,11 +546,8 @@ mod avx512 {
             at[c][n] = i as u16;
             if n + 1 == LANES {
                 // SAFETY: 16 keys of class `c`; below the last, `c` is their length.
-                emit(
-                    unsafe { hash_waiting(&waiting[c], c, variant) },
-                    &at[c],
-                    LANES,
-                );
+                let h = unsafe { hash_waiting(&waiting[c], c, variant) };
+                emit(h, &at[c], LANES);
                 count[c] = 0;
             } else {
                 count[c] = n as u8 + 1;
@@ -565,13 +562,15 @@ mod avx512 {
                     *h = crate::hash(key, SEED, variant);
                 }
                 // SAFETY: `hashes` is 64 bytes.
-                emit(unsafe { _mm512_loadu_si512(hashes.as_ptr().cast()) }, at, n);
+                let h = unsafe { _mm512_loadu_si512(hashes.as_ptr().cast()) };
+                emit(h, at, n);
             } else if n > 0 {
                 // Lanes past the keys repeat the first: the same length.
                 let first = waiting[0];
                 waiting[n..].fill(first);
                 // SAFETY: `n` keys of class `c`, then copies of the first.
-                emit(unsafe { hash_waiting(waiting, c, variant) }, at, n);
+                let h = unsafe { hash_waiting(waiting, c, variant) };
+                emit(h, at, n);
             }
         }
     }
