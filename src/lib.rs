@@ -38,8 +38,10 @@
 //! [`FilterPolicy::key_may_match_batch`] answers many keys at once, with the
 //! same answers as one at a time. The Bloom policy hashes them 16 at a time
 //! and probes without branching, with AVX-512 where the CPU has it (chosen at
-//! run time; the scalar code is the reference the SIMD code is tested
-//! against, and `LEVELDB_FILTER_KERNEL=scalar` in the environment selects it):
+//! run time; single lookups use AVX2 where that is all there is; the scalar
+//! code is the reference the SIMD code is tested against, and
+//! `LEVELDB_FILTER_KERNEL=scalar` in the environment selects it, `avx2` the
+//! AVX2 code):
 //!
 //! ```
 //! use leveldb_filter::{BloomFilterPolicy, FilterPolicy};

@@ -1,5 +1,6 @@
 //! Runtime CPU dispatch for the Bloom filter's batch work, with AVX-512F where
-//! the CPU has it: 16 keys to a vector, two vectors at a time.
+//! the CPU has it: 16 keys to a vector, two vectors at a time. (Single
+//! lookups also have an AVX2 version, for CPUs without AVX-512.)
 //!
 //! - Hashing: keys of one length are loaded 16 bytes at a time and
 //!   transposed, two groups' chains of multiplies interleaved. In a window of
@@ -35,7 +36,8 @@ pub(crate) const LANES: usize = 16;
 /// Below this many keys, a filter is created by the scalar code.
 const FEW: usize = 9;
 
-/// [`Kernel::detect`]'s answer: 0 until decided, then 1 (scalar) or 2 (AVX-512).
+/// [`Kernel::detect`]'s answer: 0 until decided, then 1 (scalar), 2
+/// (AVX-512) or 3 (AVX2).
 static KERNEL: AtomicU8 = AtomicU8::new(0);
 
 /// What this CPU can run, decided once.
@@ -43,20 +45,24 @@ static KERNEL: AtomicU8 = AtomicU8::new(0);
 pub(crate) enum Kernel {
     /// Plain Rust.
     Scalar,
+    /// AVX2 (x86-64): single lookups; filters and batches take the scalar
+    /// code.
+    Avx2,
     /// AVX-512F and VL (x86-64).
     Avx512,
 }
 
 impl Kernel {
     /// The fastest kernel this CPU runs, unless the environment variable
-    /// `LEVELDB_FILTER_KERNEL=scalar` asks for the scalar one (to measure or
-    /// rule out the SIMD code). Decided once per process; inlined, as every
-    /// single lookup asks.
+    /// `LEVELDB_FILTER_KERNEL` asks for `scalar` or `avx2` (to measure or
+    /// rule out the SIMD code; `avx2` is taken only where the CPU has it).
+    /// Decided once per process; inlined, as every single lookup asks.
     #[inline]
     pub(crate) fn detect() -> Kernel {
         match KERNEL.load(Ordering::Relaxed) {
             1 => Kernel::Scalar,
             2 => Kernel::Avx512,
+            3 => Kernel::Avx2,
             _ => Kernel::decide(),
         }
     }
@@ -64,17 +70,34 @@ impl Kernel {
     /// What `detect` returns from now on.
     #[cold]
     fn decide() -> Kernel {
-        let scalar = std::env::var_os("LEVELDB_FILTER_KERNEL").is_some_and(|k| k == "scalar");
-        let kernel = if avx512_available() && !scalar {
-            Kernel::Avx512
-        } else {
-            Kernel::Scalar
+        let asked = std::env::var("LEVELDB_FILTER_KERNEL").unwrap_or_default();
+        let kernel = match asked.as_str() {
+            "scalar" => Kernel::Scalar,
+            _ if asked != "avx2" && avx512_available() => Kernel::Avx512,
+            _ if avx2_available() => Kernel::Avx2,
+            _ => Kernel::Scalar,
         };
-        KERNEL.store(
-            if kernel == Kernel::Avx512 { 2 } else { 1 },
-            Ordering::Relaxed,
-        );
+        let code = match kernel {
+            Kernel::Scalar => 1,
+            Kernel::Avx512 => 2,
+            Kernel::Avx2 => 3,
+        };
+        KERNEL.store(code, Ordering::Relaxed);
         kernel
+    }
+
+    /// The SIMD kernels this CPU runs, for the tests that pit them against
+    /// the scalar code.
+    #[cfg(test)]
+    pub(crate) fn all_simd() -> Vec<Kernel> {
+        let mut kernels = Vec::new();
+        if avx512_available() {
+            kernels.push(Kernel::Avx512);
+        }
+        if avx2_available() {
+            kernels.push(Kernel::Avx2);
+        }
+        kernels
     }
 
     /// Whether this kernel handles a bit array of `bytes` bytes probed `k`
@@ -93,6 +116,25 @@ fn avx512_available() -> bool {
 #[cfg(not(target_arch = "x86_64"))]
 fn avx512_available() -> bool {
     false
+}
+
+#[cfg(target_arch = "x86_64")]
+fn avx2_available() -> bool {
+    std::is_x86_feature_detected!("avx2")
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn avx2_available() -> bool {
+    false
+}
+
+/// Just under `1 / bits`: four ulps less than the nearest double, so that
+/// `h * inv` truncated is `h / bits` rounded down or one less, for every
+/// 32-bit `h` and `bits <= 2^31` (see `Reducer::rem16`).
+fn inverse(bits: u64) -> f64 {
+    // 1 / bits is within half an ulp; four ulps less is below it by a
+    // relative 2^-52 or more, and by at most 2^-49.
+    f64::from_bits((1.0 / bits as f64).to_bits() - 4)
 }
 
 /// Sets in `array` the `k` probe bits of every key, as LevelDB's
@@ -165,13 +207,22 @@ pub(crate) fn key_may_match(
     filter: &[u8],
     scalar: impl FnOnce() -> bool,
 ) -> bool {
-    if kernel != Kernel::Avx512 {
+    if kernel == Kernel::Scalar {
         return scalar();
     }
     #[cfg(target_arch = "x86_64")]
     {
-        // SAFETY: the kernel is Avx512 only when the CPU has AVX-512F and VL.
-        unsafe { avx512::key_may_match(key, variant, filter, scalar) }
+        // One call site for both SIMD kernels: the caller's scalar lookup,
+        // inlined, is laid out worse with one for each.
+        type Lookup<F> = unsafe fn(&[u8], HashVariant, &[u8], F) -> bool;
+        let lookup: Lookup<_> = if kernel == Kernel::Avx512 {
+            avx512::key_may_match
+        } else {
+            avx2::key_may_match
+        };
+        // SAFETY: the kernel is Avx512 only when the CPU has AVX-512F and VL,
+        // Avx2 only when it has AVX2.
+        unsafe { lookup(key, variant, filter, scalar) }
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -237,6 +288,88 @@ pub(crate) fn positions(
     {
         let _ = rows;
         false
+    }
+}
+
+/// The single lookup of `super::key_may_match` on AVX2: as the AVX-512
+/// one, without its unsigned conversions and masked instructions.
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use std::arch::x86_64::*;
+
+    use crate::HashVariant;
+
+    const SEED: u32 = 0xbc9f1d34;
+
+    /// See `super::key_may_match`: eight probes to a vector.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn key_may_match(
+        key: &[u8],
+        variant: HashVariant,
+        filter: &[u8],
+        scalar: impl FnOnce() -> bool,
+    ) -> bool {
+        // LevelDB probes k <= 30 only; the reduction takes bits <= 2^31,
+        // and the probes read 4 bytes.
+        let Some((&k, array)) = filter.split_last() else {
+            return scalar();
+        };
+        if k > 30 || !(4..=1 << 28).contains(&array.len()) {
+            return scalar();
+        }
+        let (h, k) = (crate::hash(key, SEED, variant), usize::from(k));
+        let bits = array.len() as u64 * 8;
+        let inv = _mm256_set1_pd(super::inverse(bits));
+        let bits = _mm256_set1_epi32(bits as u32 as i32);
+        let last_word = _mm256_set1_epi32((array.len() - 4) as i32);
+        let (zero, one) = (_mm256_setzero_si256(), _mm256_set1_epi32(1));
+        let lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        let delta = h.rotate_right(17);
+        // Probe j of a vector is h + j * delta, then 8 * delta more per vector.
+        let steps = _mm256_mullo_epi32(lanes, _mm256_set1_epi32(delta as i32));
+        let mut h = _mm256_add_epi32(_mm256_set1_epi32(h as i32), steps);
+        let probe = |h: __m256i, probes: usize| {
+            // h as a double: its top bit flipped, converted as signed, plus
+            // 2^31 (exact). The quotient is below 2^26: it fits the signed
+            // conversion back.
+            let flipped = _mm256_xor_si256(h, _mm256_set1_epi32(i32::MIN));
+            let quotient4 = |half: __m128i| {
+                let x = _mm256_add_pd(_mm256_cvtepi32_pd(half), _mm256_set1_pd(2147483648.0));
+                _mm256_cvttpd_epi32(_mm256_mul_pd(x, inv))
+            };
+            let q = _mm256_set_m128i(
+                quotient4(_mm256_extracti128_si256::<1>(flipped)),
+                quotient4(_mm256_castsi256_si128(flipped)),
+            );
+            // As in `Reducer::rem16`: h - q * bits is in [0, 2 * bits).
+            let r = _mm256_sub_epi32(h, _mm256_mullo_epi32(q, bits));
+            let pos = _mm256_min_epu32(r, _mm256_sub_epi32(r, bits));
+            let at = _mm256_min_epu32(_mm256_srli_epi32::<3>(pos), last_word);
+            let bit = _mm256_sub_epi32(pos, _mm256_slli_epi32::<3>(at));
+            let active = _mm256_cmpgt_epi32(_mm256_set1_epi32(probes as i32), lanes);
+            // SAFETY: every active lane reads 4 bytes from `at <= array.len() - 4`;
+            // the others read nothing.
+            let word = unsafe {
+                _mm256_mask_i32gather_epi32::<1>(zero, array.as_ptr().cast(), at, active)
+            };
+            let clear =
+                _mm256_cmpeq_epi32(_mm256_and_si256(word, _mm256_sllv_epi32(one, bit)), zero);
+            _mm256_testz_si256(clear, active) != 0
+        };
+        if k <= 8 {
+            return probe(h, k);
+        }
+        let (mut all, mut left) = (true, k);
+        let next = _mm256_set1_epi32(delta.wrapping_mul(8) as i32);
+        while left > 0 {
+            all &= probe(h, left.min(8));
+            left = left.saturating_sub(8);
+            h = _mm256_add_epi32(h, next);
+        }
+        all
     }
 }
 
@@ -1132,11 +1265,8 @@ mod avx512 {
         #[inline]
         #[target_feature(enable = "avx512f,avx512vl")]
         fn new(bits: u64) -> Reducer {
-            // 1 / bits is within half an ulp; four ulps less is below it by a
-            // relative 2^-52 or more, and by at most 2^-49.
-            let inv = f64::from_bits((1.0 / bits as f64).to_bits() - 4);
             Reducer {
-                inv: _mm512_set1_pd(inv),
+                inv: _mm512_set1_pd(super::inverse(bits)),
                 bits: _mm512_set1_epi32(bits as u32 as i32),
                 last_byte: _mm512_set1_epi32((bits.div_ceil(8) - 1) as u32 as i32),
             }
