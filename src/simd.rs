@@ -137,6 +137,48 @@ fn inverse(bits: u64) -> f64 {
     f64::from_bits((1.0 / bits as f64).to_bits() - 4)
 }
 
+/// LevelDB's seed for the Bloom hash.
+const SEED: u32 = 0xbc9f1d34;
+
+/// The bit array and k of a filter the SIMD kernels' single lookups probe:
+/// LevelDB probes k <= 30 only (the scalar path answers the others), the
+/// kernels' reduction takes bits <= 2^31, and their probes read 4 bytes.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn probed(filter: &[u8]) -> Option<(&[u8], usize)> {
+    let (&k, array) = filter.split_last()?;
+    (k <= 30 && (4..=1 << 28).contains(&array.len())).then_some((array, usize::from(k)))
+}
+
+/// The `k` probes of a key hashed to `h`, in vectors of eight: `probe(h, n)`
+/// is a kernel's test of the first `n` lanes of eight probes `h`.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx2")]
+fn by_eights(h: u32, k: usize, probe: impl Fn(std::arch::x86_64::__m256i, usize) -> bool) -> bool {
+    use std::arch::x86_64::*;
+    let delta = h.rotate_right(17);
+    // Probe j of a vector is h + j * delta, then 8 * delta more per vector.
+    let steps = _mm256_mullo_epi32(
+        _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+        _mm256_set1_epi32(delta as i32),
+    );
+    let mut h = _mm256_add_epi32(_mm256_set1_epi32(h as i32), steps);
+    // One vector for k <= 8 (LevelDB's k up to 12 bits per key), with no
+    // loop around it: a few instructions less per lookup show.
+    if k <= 8 {
+        return probe(h, k);
+    }
+    let (mut all, mut left) = (true, k);
+    let next = _mm256_set1_epi32(delta.wrapping_mul(8) as i32);
+    while left > 0 {
+        all &= probe(h, left.min(8));
+        left = left.saturating_sub(8);
+        h = _mm256_add_epi32(h, next);
+    }
+    all
+}
+
 /// Sets in `array` the `k` probe bits of every key, as LevelDB's
 /// `CreateFilter` does; `false` (nothing written) when this kernel cannot.
 pub(crate) fn insert(
@@ -297,9 +339,8 @@ pub(crate) fn positions(
 mod avx2 {
     use std::arch::x86_64::*;
 
+    use super::SEED;
     use crate::HashVariant;
-
-    const SEED: u32 = 0xbc9f1d34;
 
     /// See `super::key_may_match`: eight probes to a vector.
     ///
@@ -312,29 +353,20 @@ mod avx2 {
         filter: &[u8],
         scalar: impl FnOnce() -> bool,
     ) -> bool {
-        // LevelDB probes k <= 30 only; the reduction takes bits <= 2^31,
-        // and the probes read 4 bytes.
-        let Some((&k, array)) = filter.split_last() else {
+        let Some((array, k)) = super::probed(filter) else {
             return scalar();
         };
-        if k > 30 || !(4..=1 << 28).contains(&array.len()) {
-            return scalar();
-        }
-        let (h, k) = (crate::hash(key, SEED, variant), usize::from(k));
+        let h = crate::hash(key, SEED, variant);
         let bits = array.len() as u64 * 8;
         let inv = _mm256_set1_pd(super::inverse(bits));
         let bits = _mm256_set1_epi32(bits as u32 as i32);
         let last_word = _mm256_set1_epi32((array.len() - 4) as i32);
         let (zero, one) = (_mm256_setzero_si256(), _mm256_set1_epi32(1));
         let lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-        let delta = h.rotate_right(17);
-        // Probe j of a vector is h + j * delta, then 8 * delta more per vector.
-        let steps = _mm256_mullo_epi32(lanes, _mm256_set1_epi32(delta as i32));
-        let mut h = _mm256_add_epi32(_mm256_set1_epi32(h as i32), steps);
-        let probe = |h: __m256i, probes: usize| {
-            // h as a double: its top bit flipped, converted as signed, plus
-            // 2^31 (exact). The quotient is below 2^26: it fits the signed
-            // conversion back.
+        super::by_eights(h, k, |h: __m256i, probes: usize| {
+            // h as a double: its top bit flipped, converted as signed,
+            // plus 2^31 (exact). The quotient is below 2^26: it fits the
+            // signed conversion back.
             let flipped = _mm256_xor_si256(h, _mm256_set1_epi32(i32::MIN));
             let quotient4 = |half: __m128i| {
                 let x = _mm256_add_pd(_mm256_cvtepi32_pd(half), _mm256_set1_pd(2147483648.0));
@@ -350,26 +382,15 @@ mod avx2 {
             let at = _mm256_min_epu32(_mm256_srli_epi32::<3>(pos), last_word);
             let bit = _mm256_sub_epi32(pos, _mm256_slli_epi32::<3>(at));
             let active = _mm256_cmpgt_epi32(_mm256_set1_epi32(probes as i32), lanes);
-            // SAFETY: every active lane reads 4 bytes from `at <= array.len() - 4`;
-            // the others read nothing.
+            // SAFETY: every active lane reads 4 bytes from `at <=
+            // array.len() - 4`; the others read nothing.
             let word = unsafe {
                 _mm256_mask_i32gather_epi32::<1>(zero, array.as_ptr().cast(), at, active)
             };
             let clear =
                 _mm256_cmpeq_epi32(_mm256_and_si256(word, _mm256_sllv_epi32(one, bit)), zero);
             _mm256_testz_si256(clear, active) != 0
-        };
-        if k <= 8 {
-            return probe(h, k);
-        }
-        let (mut all, mut left) = (true, k);
-        let next = _mm256_set1_epi32(delta.wrapping_mul(8) as i32);
-        while left > 0 {
-            all &= probe(h, left.min(8));
-            left = left.saturating_sub(8);
-            h = _mm256_add_epi32(h, next);
-        }
-        all
+        })
     }
 }
 
@@ -383,7 +404,7 @@ mod avx512 {
     use crate::HashVariant;
 
     const M: i32 = 0xc6a4a793_u32 as i32;
-    const SEED: u32 = 0xbc9f1d34;
+    use super::SEED;
 
     /// See `super::insert`.
     ///
@@ -592,31 +613,19 @@ mod avx512 {
         filter: &[u8],
         scalar: impl FnOnce() -> bool,
     ) -> bool {
-        // LevelDB probes k <= 30 only; the reduction takes bits <= 2^31,
-        // and the probes read 4 bytes.
-        let Some((&k, array)) = filter.split_last() else {
+        let Some((array, k)) = super::probed(filter) else {
             return scalar();
         };
-        if k > 30 || !(4..=1 << 28).contains(&array.len()) {
-            return scalar();
-        }
-        let (h, k) = (crate::hash(key, SEED, variant), usize::from(k));
+        let h = crate::hash(key, SEED, variant);
         let reducer = Reducer::new(array.len() as u64 * 8);
         let last_word = _mm256_set1_epi32((array.len() - 4) as i32);
-        let delta = h.rotate_right(17);
-        // Probe j of a vector is h + j * delta, then 8 * delta more per vector.
-        let steps = _mm256_mullo_epi32(
-            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
-            _mm256_set1_epi32(delta as i32),
-        );
-        let mut h = _mm256_add_epi32(_mm256_set1_epi32(h as i32), steps);
-        let probe = |h: __m256i, probes: usize| {
+        super::by_eights(h, k, |h: __m256i, probes: usize| {
             let active = (1u32 << probes).wrapping_sub(1) as __mmask8;
             let pos = reducer.rem8(h);
             let at = _mm256_min_epu32(_mm256_srli_epi32::<3>(pos), last_word);
             let bit = _mm256_sub_epi32(pos, _mm256_slli_epi32::<3>(at));
-            // SAFETY: every active lane reads 4 bytes from `at <= array.len() - 4`;
-            // the others read nothing.
+            // SAFETY: every active lane reads 4 bytes from `at <=
+            // array.len() - 4`; the others read nothing.
             let word = unsafe {
                 _mm256_mmask_i32gather_epi32::<1>(
                     _mm256_setzero_si256(),
@@ -627,20 +636,7 @@ mod avx512 {
             };
             let one = _mm256_set1_epi32(1);
             _mm256_mask_test_epi32_mask(active, word, _mm256_sllv_epi32(one, bit)) == active
-        };
-        // One vector for k <= 8 (LevelDB's k up to 12 bits per key), with
-        // no loop around it: a few instructions less per lookup show.
-        if k <= 8 {
-            return probe(h, k);
-        }
-        let (mut all, mut left) = (true, k);
-        let next = _mm256_set1_epi32(delta.wrapping_mul(8) as i32);
-        while left > 0 {
-            all &= probe(h, left.min(8));
-            left = left.saturating_sub(8);
-            h = _mm256_add_epi32(h, next);
-        }
-        all
+        })
     }
 
     /// Keys hashed together by length: enough for most lengths to fill whole
