@@ -686,13 +686,7 @@ mod avx512 {
             let n = usize::from(n);
             if n > 0 && n < FEW_WAITING {
                 // A few keys left: one at a time costs less than a group.
-                let mut hashes = [0u32; LANES];
-                for (h, key) in hashes.iter_mut().zip(&waiting[..n]) {
-                    *h = crate::hash(key, SEED, variant);
-                }
-                // SAFETY: `hashes` is 64 bytes.
-                let h = unsafe { _mm512_loadu_si512(hashes.as_ptr().cast()) };
-                emit(h, at, n);
+                emit(hash_each(&waiting[..n], variant), at, n);
             } else if n > 0 {
                 // Lanes past the keys repeat the first: the same length.
                 let first = waiting[0];
@@ -751,15 +745,20 @@ mod avx512 {
     fn hash_group(group: &[&[u8]], variant: HashVariant) -> __m512i {
         match group.try_into() {
             Ok(whole) => hash16(whole, SEED, variant),
-            Err(_) => {
-                let mut hashes = [0u32; LANES];
-                for (h, key) in hashes.iter_mut().zip(group) {
-                    *h = crate::hash(key, SEED, variant);
-                }
-                // SAFETY: `hashes` is 64 bytes.
-                unsafe { _mm512_loadu_si512(hashes.as_ptr().cast()) }
-            }
+            Err(_) => hash_each(group, variant),
         }
+    }
+
+    /// The hashes of up to 16 keys, one at a time, in the first lanes.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vl")]
+    fn hash_each(keys: &[&[u8]], variant: HashVariant) -> __m512i {
+        let mut hashes = [0u32; LANES];
+        for (h, key) in hashes.iter_mut().zip(keys) {
+            *h = crate::hash(key, SEED, variant);
+        }
+        // SAFETY: `hashes` is 64 bytes.
+        unsafe { _mm512_loadu_si512(hashes.as_ptr().cast()) }
     }
 
     /// Whether there are so many keys (2^15 and more) that their bytes are
