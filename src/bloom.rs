@@ -636,12 +636,16 @@ mod tests {
     /// Windows of 16-byte keys with a few keys of other lengths (0, 3, 17,
     /// 70 bytes) that the SIMD kernel's sample of lengths misses: hashed in
     /// pairs, the groups with several lengths one key per lane. The same
-    /// filters and answers on every kernel.
+    /// filters and answers on every kernel, windows of present and of absent
+    /// keys in turn.
     #[test]
     fn kernels_agree_when_a_few_keys_have_other_lengths() {
         use crate::BloomFilterPolicy;
-        let mut keys: Vec<Vec<u8>> = (0..4096u32)
-            .map(|i| (0..16).map(|j| (i * 31 + j * 7) as u8 | 0x80).collect())
+        let mut keys: Vec<Vec<u8>> = (1..=4096u64)
+            .map(|i| {
+                let x = i.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+                (0..16).map(|j| (x >> (4 * j)) as u8 | 0x80).collect()
+            })
             .collect();
         for (at, len) in [(1, 17), (1000, 0), (2001, 3), (4095, 70)] {
             keys[at] = (0..len).map(|j| j as u8 ^ 0xa5).collect();
@@ -653,16 +657,25 @@ mod tests {
             policy.create_with(Kernel::detect(), &refs, &mut simd);
             policy.create_with(Kernel::Scalar, &refs, &mut scalar);
             assert!(simd == scalar, "{variant:?}");
+            // Windows of 4096 keys: present, present, absent, absent, so
+            // that the SIMD kernel takes both of its ways to answer a window
+            // (chosen by the last window's answers) and switches both ways.
+            let absent = refs.iter().map(|k| &k[k.len() / 2..]);
             let probes: Vec<&[u8]> = refs
                 .iter()
-                .map(|k| &k[k.len() / 2..])
+                .copied()
                 .chain(refs.iter().copied())
+                .chain(absent.clone())
+                .chain(absent)
                 .collect();
             let (mut a, mut b) = (vec![false; probes.len()], vec![false; probes.len()]);
             policy.batch_with(Kernel::detect(), &probes, &simd, &mut a);
             policy.batch_with(Kernel::Scalar, &probes, &simd, &mut b);
             assert!(a == b, "{variant:?}");
-            assert!(a[refs.len()..].iter().all(|&hit| hit), "no false negatives");
+            assert!(
+                a[..2 * refs.len()].iter().all(|&hit| hit),
+                "no false negatives"
+            );
         }
     }
 
