@@ -520,13 +520,12 @@ mod avx512 {
     ) {
         let reducer = Reducer::new(array.len() as u64 * 8);
         let far = keys_far(keys);
-        // SAFETY: the caller vouches for the array's length.
-        let mut cascade = unsafe { Cascade::new(array, &reducer, k) };
         // Whether most keys of the last window may be present.
         let mut present = false;
         for (window, out) in keys.chunks(WINDOW).zip(out.chunks_mut(WINDOW)) {
             if by_length(window) {
-                let hashes = &mut cascade.h[..window.len()];
+                let mut hashes = [0u32; WINDOW];
+                let hashes = &mut hashes[..window.len()];
                 hash_by_length(window, variant, |h, at, n| {
                     let mut out = [0u32; LANES];
                     // SAFETY: `out` is 64 bytes.
@@ -535,13 +534,13 @@ mod avx512 {
                         hashes[usize::from(i)] = h;
                     }
                 });
-                if present {
-                    let hashes = cascade.h[..window.len()].chunks(2 * LANES);
-                    let pairs = hashes.map(|pair| load_pair(pair).0);
+                if present || window.len() < FEW_FOR_CASCADE {
+                    let pairs = hashes.chunks(2 * LANES).map(|pair| load_pair(pair).0);
                     // SAFETY: the caller vouches for the array's length.
                     unsafe { contains_pairs(pairs, &reducer, k, array, out) };
                 } else {
-                    cascade.answer(window.len(), out);
+                    // SAFETY: the caller vouches for the array's length.
+                    unsafe { by_cascade(hashes, &reducer, k, array, out) };
                 }
             } else {
                 let pairs = window.chunks(2 * LANES).enumerate().map(|(i, pair)| {
@@ -550,22 +549,80 @@ mod avx512 {
                     }
                     hash_pair(pair, variant).0
                 });
-                if present {
+                if present || window.len() < FEW_FOR_CASCADE {
                     // SAFETY: the caller vouches for the array's length.
                     unsafe { contains_pairs(pairs, &reducer, k, array, out) };
                 } else {
-                    for (to, h) in cascade.h.chunks_exact_mut(2 * LANES).zip(pairs) {
-                        // SAFETY: `to` is 32 u32s, 128 bytes.
-                        unsafe {
-                            _mm512_storeu_si512(to.as_mut_ptr().cast(), h[0]);
-                            _mm512_storeu_si512(to[LANES..].as_mut_ptr().cast(), h[1]);
-                        }
-                    }
-                    cascade.answer(window.len(), out);
+                    // SAFETY: the caller vouches for the array's length.
+                    unsafe { pairs_by_cascade(pairs, &reducer, k, array, out) };
                 }
             }
             present = mostly(out);
         }
+    }
+
+    /// [`Cascade::answer`] for keys hashed to `hashes`, in a stack frame of
+    /// its own: a batch answered by `contains_pairs` does not touch the
+    /// cascade's 48 KiB (the pages of so big a frame are probed on every
+    /// call: a batch of 16 keys took 40% longer).
+    ///
+    /// # Safety
+    /// `4 <= array.len()`.
+    #[inline(never)]
+    #[target_feature(enable = "avx512f,avx512vl")]
+    unsafe fn by_cascade(
+        hashes: &[u32],
+        reducer: &Reducer,
+        k: usize,
+        array: &[u8],
+        out: &mut [bool],
+    ) {
+        // SAFETY: the caller vouches for the array's length.
+        let mut cascade = unsafe { Cascade::new(array, reducer, k) };
+        cascade.answer(hashes, out);
+    }
+
+    /// [`by_cascade`] for keys given by pairs of groups' hashes, one answer
+    /// in `out` for each.
+    ///
+    /// # Safety
+    /// `4 <= array.len()`.
+    #[inline(never)]
+    #[target_feature(enable = "avx512f,avx512vl")]
+    unsafe fn pairs_by_cascade(
+        pairs: impl Iterator<Item = [__m512i; 2]>,
+        reducer: &Reducer,
+        k: usize,
+        array: &[u8],
+        out: &mut [bool],
+    ) {
+        // (Two vectors more, for the last pair's.)
+        let mut hashes = [MaybeUninit::<u32>::uninit(); WINDOW + 2 * LANES];
+        let mut len = 0;
+        for (to, h) in hashes.chunks_exact_mut(2 * LANES).zip(pairs) {
+            // SAFETY: `to` is 32 u32s, 128 bytes.
+            unsafe {
+                _mm512_storeu_si512(to.as_mut_ptr().cast(), h[0]);
+                _mm512_storeu_si512(to[LANES..].as_mut_ptr().cast(), h[1]);
+            }
+            len += 2 * LANES;
+        }
+        let hashes = &hashes[..len.min(out.len())];
+        // SAFETY: the pairs' stores wrote the first `len` entries.
+        let hashes = unsafe { &*(hashes as *const [MaybeUninit<u32>] as *const [u32]) };
+        // SAFETY: the caller vouches for the array's length.
+        unsafe { by_cascade(hashes, reducer, k, array, out) };
+    }
+
+    /// Keys in a window below which the window is answered by
+    /// `contains_pairs`: the cascade's rounds cost more than they save for a
+    /// few keys (64 keys: 25% slower, 200: 6% faster).
+    const FEW_FOR_CASCADE: usize = 256;
+
+    /// The mask of the first `min(n, 16)` lanes.
+    #[inline]
+    fn first_lanes(n: usize) -> __mmask16 {
+        (1u32 << n.min(LANES)).wrapping_sub(1) as __mmask16
     }
 
     /// Whether more than 5/8 of the answers are "may match": about where the
@@ -578,17 +635,18 @@ mod avx512 {
     /// one probe of the keys the earlier rounds have not ruled out, and
     /// keeps those it does not rule out on its lists (as LevelDB's loop
     /// exits at a key's first clear bit, but with no branch on the bits).
-    /// (The lists take 48 KiB of stack.)
+    /// (The lists take 48 KiB of stack, left uninitialized until written: a
+    /// batch of a few keys would otherwise spend more on zeroing them than
+    /// on its probes.)
     struct Cascade<'a> {
         array: &'a [u8],
         reducer: &'a Reducer,
         k: usize,
         /// The keys left: their indexes in the window, next probes and
-        /// deltas. Before `answer`, `h` holds the window's hashes (and two
-        /// vectors more, for the last pair's).
-        at: [u32; WINDOW + 2 * LANES],
-        h: [u32; WINDOW + 2 * LANES],
-        delta: [u32; WINDOW + 2 * LANES],
+        /// deltas.
+        at: [MaybeUninit<u32>; WINDOW + LANES],
+        h: [MaybeUninit<u32>; WINDOW + LANES],
+        delta: [MaybeUninit<u32>; WINDOW + LANES],
     }
 
     impl<'a> Cascade<'a> {
@@ -597,7 +655,7 @@ mod avx512 {
         #[inline]
         #[target_feature(enable = "avx512f,avx512vl")]
         unsafe fn new(array: &'a [u8], reducer: &'a Reducer, k: usize) -> Cascade<'a> {
-            let none = [0; WINDOW + 2 * LANES];
+            let none = [MaybeUninit::uninit(); WINDOW + LANES];
             Cascade {
                 array,
                 reducer,
@@ -608,19 +666,18 @@ mod avx512 {
             }
         }
 
-        /// The answers for the `n <= WINDOW` keys whose hashes are the first
-        /// `n` entries of `h`.
+        /// The answers for up to [`WINDOW`] keys hashed to `hashes`.
         #[target_feature(enable = "avx512f,avx512vl,popcnt")]
-        fn answer(&mut self, n: usize, out: &mut [bool]) {
-            assert!(n <= WINDOW && out.len() == n);
+        fn answer(&mut self, hashes: &[u32], out: &mut [bool]) {
+            assert!(hashes.len() <= WINDOW && out.len() == hashes.len());
             let lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
             let mut left = 0;
-            for from in (0..n).step_by(LANES) {
-                let active = (1u32 << (n - from).min(LANES)).wrapping_sub(1) as __mmask16;
-                // SAFETY: `h` has 16 entries from `from < WINDOW`. (`keep`
-                // writes from `left <= from` on: entries read already.)
-                let h = unsafe { _mm512_loadu_si512(self.h[from..].as_ptr().cast()) };
-                let at = _mm512_add_epi32(lanes, _mm512_set1_epi32(from as i32));
+            for (from, h) in (0..).step_by(LANES).zip(hashes.chunks(LANES)) {
+                let active = first_lanes(h.len());
+                // SAFETY: the lanes of `active` are the chunk's; the others
+                // are neither read nor able to fault.
+                let h = unsafe { _mm512_maskz_loadu_epi32(active, h.as_ptr().cast()) };
+                let at = _mm512_add_epi32(lanes, _mm512_set1_epi32(from));
                 let delta = _mm512_ror_epi32::<17>(h);
                 left = self.keep(left, self.probe(h, active), at, h, delta);
             }
@@ -628,23 +685,25 @@ mod avx512 {
                 let listed = left;
                 left = 0;
                 for from in (0..listed).step_by(LANES) {
-                    let active = (1u32 << (listed - from).min(LANES)).wrapping_sub(1) as __mmask16;
-                    // SAFETY: each list has 16 entries from `from < WINDOW`.
-                    // (`keep` writes from `left <= from` on: entries read
-                    // already.)
+                    let active = first_lanes(listed - from);
+                    // SAFETY: the active lanes are entries below `listed`,
+                    // which the last round's `keep` wrote; the others are
+                    // neither read nor able to fault. (This round's `keep`
+                    // writes from `left <= from` on: entries read already.)
                     let (at, h, delta) = unsafe {
                         (
-                            _mm512_loadu_si512(self.at[from..].as_ptr().cast()),
-                            _mm512_loadu_si512(self.h[from..].as_ptr().cast()),
-                            _mm512_loadu_si512(self.delta[from..].as_ptr().cast()),
+                            _mm512_maskz_loadu_epi32(active, self.at[from..].as_ptr().cast()),
+                            _mm512_maskz_loadu_epi32(active, self.h[from..].as_ptr().cast()),
+                            _mm512_maskz_loadu_epi32(active, self.delta[from..].as_ptr().cast()),
                         )
                     };
                     left = self.keep(left, self.probe(h, active), at, h, delta);
                 }
             }
             out.fill(false);
-            for &at in &self.at[..left] {
-                out[at as usize] = true;
+            for at in &self.at[..left] {
+                // SAFETY: the last round's `keep` wrote the first `left` entries.
+                out[unsafe { at.assume_init() } as usize] = true;
             }
         }
 
@@ -808,7 +867,8 @@ mod avx512 {
     }
 
     /// Keys hashed together by length: enough for most lengths to fill whole
-    /// groups (the hashes and the waiting keys take 36 KiB of stack).
+    /// groups (the waiting keys take 18 KiB of stack, the window's hashes
+    /// 16 KiB).
     const WINDOW: usize = 4096;
 
     /// Whether a window of keys is hashed by [`hash_by_length`]: enough keys
