@@ -596,10 +596,11 @@ mod avx512 {
         array: &[u8],
         out: &mut [bool],
     ) {
-        // (Two vectors more, for the last pair's.)
-        let mut hashes = [MaybeUninit::<u32>::uninit(); WINDOW + 2 * LANES];
+        // SAFETY: the caller vouches for the array's length.
+        let mut cascade = unsafe { Cascade::new(array, reducer, k) };
+        // The hashes go where the cascade keeps its probes.
         let mut len = 0;
-        for (to, h) in hashes.chunks_exact_mut(2 * LANES).zip(pairs) {
+        for (to, h) in cascade.h.chunks_exact_mut(2 * LANES).zip(pairs) {
             // SAFETY: `to` is 32 u32s, 128 bytes.
             unsafe {
                 _mm512_storeu_si512(to.as_mut_ptr().cast(), h[0]);
@@ -607,11 +608,9 @@ mod avx512 {
             }
             len += 2 * LANES;
         }
-        let hashes = &hashes[..len.min(out.len())];
-        // SAFETY: the pairs' stores wrote the first `len` entries.
-        let hashes = unsafe { &*(hashes as *const [MaybeUninit<u32>] as *const [u32]) };
-        // SAFETY: the caller vouches for the array's length.
-        unsafe { by_cascade(hashes, reducer, k, array, out) };
+        assert!(len >= out.len());
+        // SAFETY: the pairs' stores wrote the first `len` entries of `h`.
+        unsafe { cascade.answer_from(cascade.h.as_ptr().cast(), out) };
     }
 
     /// Keys in a window below which the window is answered by
@@ -643,10 +642,11 @@ mod avx512 {
         reducer: &'a Reducer,
         k: usize,
         /// The keys left: their indexes in the window, next probes and
-        /// deltas.
-        at: [MaybeUninit<u32>; WINDOW + LANES],
-        h: [MaybeUninit<u32>; WINDOW + LANES],
-        delta: [MaybeUninit<u32>; WINDOW + LANES],
+        /// deltas. (Two vectors past a window: `keep` stores whole vectors,
+        /// and `h` takes the hashes of a window's last pair of groups.)
+        at: [MaybeUninit<u32>; WINDOW + 2 * LANES],
+        h: [MaybeUninit<u32>; WINDOW + 2 * LANES],
+        delta: [MaybeUninit<u32>; WINDOW + 2 * LANES],
     }
 
     impl<'a> Cascade<'a> {
@@ -655,7 +655,7 @@ mod avx512 {
         #[inline]
         #[target_feature(enable = "avx512f,avx512vl")]
         unsafe fn new(array: &'a [u8], reducer: &'a Reducer, k: usize) -> Cascade<'a> {
-            let none = [MaybeUninit::uninit(); WINDOW + LANES];
+            let none = [MaybeUninit::uninit(); WINDOW + 2 * LANES];
             Cascade {
                 array,
                 reducer,
@@ -669,15 +669,29 @@ mod avx512 {
         /// The answers for up to [`WINDOW`] keys hashed to `hashes`.
         #[target_feature(enable = "avx512f,avx512vl,popcnt")]
         fn answer(&mut self, hashes: &[u32], out: &mut [bool]) {
-            assert!(hashes.len() <= WINDOW && out.len() == hashes.len());
+            assert!(hashes.len() <= WINDOW);
+            // SAFETY: the first `hashes.len()` entries of `hashes` are u32s.
+            unsafe { self.answer_from(hashes.as_ptr(), out) };
+        }
+
+        /// The answers for the `out.len() <= WINDOW` keys hashed to the
+        /// entries from `hashes` on, which may be those of `self.h`.
+        ///
+        /// # Safety
+        /// `hashes` points to `out.len()` initialized u32s.
+        #[target_feature(enable = "avx512f,avx512vl,popcnt")]
+        unsafe fn answer_from(&mut self, hashes: *const u32, out: &mut [bool]) {
+            assert!(out.len() <= WINDOW);
             let lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
             let mut left = 0;
-            for (from, h) in (0..).step_by(LANES).zip(hashes.chunks(LANES)) {
-                let active = first_lanes(h.len());
-                // SAFETY: the lanes of `active` are the chunk's; the others
-                // are neither read nor able to fault.
-                let h = unsafe { _mm512_maskz_loadu_epi32(active, h.as_ptr().cast()) };
-                let at = _mm512_add_epi32(lanes, _mm512_set1_epi32(from));
+            for from in (0..out.len()).step_by(LANES) {
+                let active = first_lanes(out.len() - from);
+                // SAFETY: the lanes of `active` are among the caller's
+                // `out.len()` hashes; the others are neither read nor able to
+                // fault. (When they are `self.h`'s, `keep` writes from
+                // `left <= from` on: entries read already.)
+                let h = unsafe { _mm512_maskz_loadu_epi32(active, hashes.add(from).cast()) };
+                let at = _mm512_add_epi32(lanes, _mm512_set1_epi32(from as i32));
                 let delta = _mm512_ror_epi32::<17>(h);
                 left = self.keep(left, self.probe(h, active), at, h, delta);
             }
@@ -686,16 +700,21 @@ mod avx512 {
                 left = 0;
                 for from in (0..listed).step_by(LANES) {
                     let active = first_lanes(listed - from);
-                    // SAFETY: the active lanes are entries below `listed`,
-                    // which the last round's `keep` wrote; the others are
-                    // neither read nor able to fault. (This round's `keep`
-                    // writes from `left <= from` on: entries read already.)
-                    let (at, h, delta) = unsafe {
-                        (
-                            _mm512_maskz_loadu_epi32(active, self.at[from..].as_ptr().cast()),
-                            _mm512_maskz_loadu_epi32(active, self.h[from..].as_ptr().cast()),
-                            _mm512_maskz_loadu_epi32(active, self.delta[from..].as_ptr().cast()),
-                        )
+                    let lists = [&self.at, &self.h, &self.delta];
+                    // SAFETY: the entries below `listed` were written by the
+                    // last round's `keep`. A whole vector of them by a plain
+                    // load (masked loads are slower); in the last, partial
+                    // vector, the inactive lanes are neither read nor able to
+                    // fault. (This round's `keep` writes from `left <= from`
+                    // on: entries read already.)
+                    let [at, h, delta] = unsafe {
+                        if active == 0xffff {
+                            lists.map(|list| _mm512_loadu_si512(list[from..].as_ptr().cast()))
+                        } else {
+                            lists.map(|list| {
+                                _mm512_maskz_loadu_epi32(active, list[from..].as_ptr().cast())
+                            })
+                        }
                     };
                     left = self.keep(left, self.probe(h, active), at, h, delta);
                 }
