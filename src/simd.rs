@@ -12,7 +12,7 @@
 //!   then set with scalar read-modify-writes (AVX-512 has no scatter that
 //!   ORs); the next pair is hashed first so that the core overlaps the two.
 //! - Many keys (2^15 and more): each pair's key bytes are prefetched two
-//!   pairs ahead.
+//!   pairs ahead, and the keys' slices two pairs further.
 //! - Looking up many keys: a window's hashes first, then a cascade of
 //!   rounds, each testing one probe of the keys no earlier round has ruled
 //!   out and keeping, compressed, the keys it does not rule out; an absent
