@@ -88,6 +88,44 @@ fn bloom_filters_identical_on_every_length_and_tail() {
     }
 }
 
+/// Batches of thousands of keys of one length, windows of 4096 present keys
+/// and of absent ones in turn (the SIMD kernel answers a window by rounds that
+/// drop the keys ruled out, or, after a window of mostly present keys, all
+/// probes of pairs of groups): LevelDB's answers.
+#[test]
+fn batches_of_one_length_answer_as_leveldb() {
+    let mut rng = Rng(20261122);
+    for (len, n) in [(16, 4096), (23, 5000)] {
+        let keys: Vec<Vec<u8>> = (0..n)
+            .map(|_| (0..len).map(|_| rng.next_u64() as u8).collect())
+            .collect();
+        let absent: Vec<Vec<u8>> = keys
+            .iter()
+            .map(|k| k.iter().map(|b| b ^ 0x5a).collect())
+            .collect();
+        let probes: Vec<&[u8]> = keys
+            .iter()
+            .chain(&keys)
+            .chain(&absent)
+            .chain(&absent)
+            .chain(&keys)
+            .map(Vec::as_slice)
+            .collect();
+        let leveldb = Bloom::new(10);
+        let filter = leveldb.create_filter(&keys);
+        let policy = BloomFilterPolicy::new(10);
+        let mut batch = vec![false; probes.len()];
+        policy.key_may_match_batch(&probes, &filter, &mut batch);
+        for (probe, answer) in probes.iter().zip(&batch) {
+            assert_eq!(
+                *answer,
+                leveldb.key_may_match(probe, &filter),
+                "{len}B {probe:02x?}"
+            );
+        }
+    }
+}
+
 /// Thousands of keys of lengths 0..=100 (the SIMD kernel hashes windows of
 /// varying lengths grouped by length, 64 bytes and more together): LevelDB's
 /// filter, and LevelDB's answers batched and one at a time.
