@@ -449,6 +449,14 @@ mod avx512 {
                     });
                     insert_pairs(pairs, &reducer, k, array);
                 } else {
+                    // A partial pair first: bits can be set in any order,
+                    // and its one-key-at-a-time hashes then overlap with the
+                    // next pair's, instead of ending the filter with their
+                    // latency (a filter of 34 keys, a filter block's usual:
+                    // 151 -> 143 ns).
+                    let (partial, whole) = window.split_at(window.len() % (2 * LANES));
+                    let pairs = (!partial.is_empty()).then_some(partial).into_iter();
+                    let pairs = pairs.chain(whole.chunks(2 * LANES));
                     insert_pairs(
                         pairs.map(|pair| hash_pair(pair, variant)),
                         &reducer,
