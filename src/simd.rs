@@ -531,6 +531,7 @@ mod avx512 {
         // Whether most keys of the last window may be present.
         let mut present = false;
         for (window, out) in keys.chunks(WINDOW).zip(out.chunks_mut(WINDOW)) {
+            let by_pairs = present || window.len() < FEW_FOR_CASCADE;
             if by_length(window) {
                 let mut hashes = [0u32; WINDOW];
                 let hashes = &mut hashes[..window.len()];
@@ -542,7 +543,7 @@ mod avx512 {
                         hashes[usize::from(i)] = h;
                     }
                 });
-                if present || window.len() < FEW_FOR_CASCADE {
+                if by_pairs {
                     let pairs = hashes.chunks(2 * LANES).map(|pair| load_pair(pair).0);
                     // SAFETY: the caller vouches for the array's length.
                     unsafe { contains_pairs(pairs, &reducer, k, array, out) };
@@ -557,7 +558,7 @@ mod avx512 {
                     }
                     hash_pair(pair, variant).0
                 });
-                if present || window.len() < FEW_FOR_CASCADE {
+                if by_pairs {
                     // SAFETY: the caller vouches for the array's length.
                     unsafe { contains_pairs(pairs, &reducer, k, array, out) };
                 } else {
@@ -772,23 +773,46 @@ mod avx512 {
             left + kept.count_ones() as usize
         }
 
-        /// Which of the `active` lanes have the bit of their probe `h` set:
-        /// the 4 bytes at the probe's byte (or the array's last 4) by scalar
-        /// loads (a gather keeps few of the core's load ports busy).
+        /// Which of the `active` lanes have the bit of their probe `h` set.
         #[inline]
         #[target_feature(enable = "avx512f,avx512vl")]
         fn probe(&self, h: __m512i, active: __mmask16) -> __mmask16 {
             let last_word = _mm512_set1_epi32((self.array.len() - 4) as i32);
-            let pos = self.reducer.rem16(h);
-            let at = _mm512_min_epu32(_mm512_srli_epi32::<3>(pos), last_word);
-            let bit = _mm512_sub_epi32(pos, _mm512_slli_epi32::<3>(at));
+            // SAFETY: `last_word` is `array.len() - 4`, and `new`'s caller
+            // vouches for `4 <= array.len()`.
+            active & unsafe { probe16::<false>(self.reducer, last_word, self.array, h) }
+        }
+    }
+
+    /// Which lanes have the bit of their probe `h` set in `array`: the 4
+    /// bytes from the probe's byte on (or the array's last 4), by a 16-lane
+    /// gather (`GATHER`) or by scalar loads (a gather keeps few of the
+    /// core's load ports busy).
+    ///
+    /// # Safety
+    /// `4 <= array.len()`; every lane of `last_word` is `array.len() - 4`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vl")]
+    unsafe fn probe16<const GATHER: bool>(
+        reducer: &Reducer,
+        last_word: __m512i,
+        array: &[u8],
+        h: __m512i,
+    ) -> __mmask16 {
+        let pos = reducer.rem16(h);
+        let at = _mm512_min_epu32(_mm512_srli_epi32::<3>(pos), last_word);
+        let bit = _mm512_sub_epi32(pos, _mm512_slli_epi32::<3>(at));
+        let word = if GATHER {
+            // SAFETY: every lane reads 4 bytes from `at <= array.len() - 4`.
+            unsafe { _mm512_i32gather_epi32::<1>(at, array.as_ptr().cast()) }
+        } else {
             let (mut ats, mut words) = ([0u32; LANES], [0u32; LANES]);
             // SAFETY: each array is 64 bytes.
             unsafe { _mm512_storeu_si512(ats.as_mut_ptr().cast(), at) };
             for (word, &at) in words.iter_mut().zip(&ats) {
-                // SAFETY: `at <= array.len() - 4`, as `new`'s caller vouches.
+                // SAFETY: `at <= array.len() - 4`.
                 *word = unsafe {
-                    self.array
+                    array
                         .as_ptr()
                         .add(at as usize)
                         .cast::<u32>()
@@ -796,9 +820,9 @@ mod avx512 {
                 };
             }
             // SAFETY: `words` is 64 bytes.
-            let word = unsafe { _mm512_loadu_si512(words.as_ptr().cast()) };
-            _mm512_mask_test_epi32_mask(active, word, _mm512_sllv_epi32(_mm512_set1_epi32(1), bit))
-        }
+            unsafe { _mm512_loadu_si512(words.as_ptr().cast()) }
+        };
+        _mm512_test_epi32_mask(word, _mm512_sllv_epi32(_mm512_set1_epi32(1), bit))
     }
 
     /// Answers for pairs of groups given by their hashes, 32 to a chunk of `out`.
@@ -814,9 +838,7 @@ mod avx512 {
         array: &[u8],
         out: &mut [bool],
     ) {
-        // Each probe reads the 4 bytes from its byte on, or the array's last 4.
         let last_word = _mm512_set1_epi32((array.len() - 4) as i32);
-        let one = _mm512_set1_epi32(1);
         let mut next = pairs.next();
         for out in out.chunks_mut(2 * LANES) {
             let Some(mut h) = next else { break };
@@ -827,33 +849,17 @@ mod avx512 {
             let mut all: [__mmask16; 2] = [0xffff; 2];
             for _ in 0..k {
                 for g in 0..2 {
-                    let pos = reducer.rem16(h[g]);
-                    let at = _mm512_min_epu32(_mm512_srli_epi32::<3>(pos), last_word);
-                    let bit = _mm512_sub_epi32(pos, _mm512_slli_epi32::<3>(at));
-                    let word = if g == 0 {
-                        // SAFETY: every lane reads 4 bytes from `at <= array.len() - 4`.
-                        unsafe { _mm512_i32gather_epi32::<1>(at, array.as_ptr().cast()) }
-                    } else {
-                        // The same words by scalar loads: a gather keeps
-                        // few of the core's load ports busy, so the two
-                        // groups' loads run side by side.
-                        let (mut ats, mut words) = ([0u32; LANES], [0u32; LANES]);
-                        // SAFETY: each array is 64 bytes.
-                        unsafe { _mm512_storeu_si512(ats.as_mut_ptr().cast(), at) };
-                        for (word, &at) in words.iter_mut().zip(&ats) {
-                            // SAFETY: `at <= array.len() - 4`.
-                            *word = unsafe {
-                                array
-                                    .as_ptr()
-                                    .add(at as usize)
-                                    .cast::<u32>()
-                                    .read_unaligned()
-                            };
+                    // One group's words by a gather, the other's by scalar
+                    // loads, so that the two groups' loads run side by side.
+                    // SAFETY: the caller vouches for `4 <= array.len()`;
+                    // `last_word` is `array.len() - 4`.
+                    all[g] &= unsafe {
+                        if g == 0 {
+                            probe16::<true>(reducer, last_word, array, h[g])
+                        } else {
+                            probe16::<false>(reducer, last_word, array, h[g])
                         }
-                        // SAFETY: `words` is 64 bytes.
-                        unsafe { _mm512_loadu_si512(words.as_ptr().cast()) }
                     };
-                    all[g] &= _mm512_test_epi32_mask(word, _mm512_sllv_epi32(one, bit));
                     h[g] = _mm512_add_epi32(h[g], delta[g]);
                 }
             }
@@ -1004,10 +1010,9 @@ mod avx512 {
     fn load_pair(hashes: &[u32]) -> ([__m512i; 2], [usize; 2]) {
         let (a, b) = hashes.split_at(hashes.len().min(LANES));
         let load = |h: &[u32]| {
-            let mask = (1u32 << h.len()).wrapping_sub(1) as u16;
-            // SAFETY: the lanes of `mask` are the slice's; the others are
-            // neither read nor able to fault.
-            unsafe { _mm512_maskz_loadu_epi32(mask, h.as_ptr().cast()) }
+            // SAFETY: the first `h.len()` lanes are the slice's; the others
+            // are neither read nor able to fault.
+            unsafe { _mm512_maskz_loadu_epi32(first_lanes(h.len()), h.as_ptr().cast()) }
         };
         ([load(a), load(b)], [a.len(), b.len()])
     }
@@ -1124,7 +1129,7 @@ mod avx512 {
         #[inline]
         #[target_feature(enable = "avx512f,avx512vl")]
         fn fill(&mut self, r: &Reducer, mut h: __m512i, k: usize, keys: usize) {
-            let active: __mmask16 = (1u32 << keys).wrapping_sub(1) as u16;
+            let active = first_lanes(keys);
             let delta = _mm512_ror_epi32::<17>(h);
             let (one, seven) = (_mm512_set1_epi32(1), _mm512_set1_epi32(7));
             self.rows = k.min(30);
