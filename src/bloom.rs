@@ -137,13 +137,19 @@ impl BloomFilterPolicy {
                 *h = hash(key, SEED, self.variant);
             }
             for &h in &hashes[..keys.len()] {
-                let (mut h, delta) = (h, h.rotate_right(17));
-                for _ in 0..self.k {
-                    let pos = modulus.reduce(h);
-                    array[pos / 8] |= 1 << (pos % 8);
-                    h = h.wrapping_add(delta);
-                }
+                set_bits(array, modulus, self.k, h);
             }
+        }
+    }
+
+    /// Sets keys' bits one at a time in a bit array of `bytes` bytes, as
+    /// [`create_filter`](FilterPolicy::create_filter) sets them for a filter of
+    /// that size: for checking a stored filter without holding its keys.
+    pub(crate) fn bit_setter(&self, bytes: usize) -> BitSetter {
+        BitSetter {
+            modulus: Modulus::new(bytes.saturating_mul(8)),
+            k: self.k,
+            variant: self.variant,
         }
     }
 
@@ -177,6 +183,32 @@ impl BloomFilterPolicy {
             Ok(bloom) => bloom.contains_batch(kernel, keys, self.variant, out),
             Err(answer) => out.fill(answer),
         }
+    }
+}
+
+/// A filter's bits set key by key ([`BloomFilterPolicy::bit_setter`]).
+pub(crate) struct BitSetter {
+    modulus: Modulus,
+    k: usize,
+    variant: HashVariant,
+}
+
+impl BitSetter {
+    /// Sets `key`'s k bits in `array`, which has the size given to
+    /// [`BloomFilterPolicy::bit_setter`].
+    pub(crate) fn add(&self, array: &mut [u8], key: &[u8]) {
+        set_bits(array, self.modulus, self.k, hash(key, SEED, self.variant));
+    }
+}
+
+/// Sets the k bits of a key whose hash is `h`: LevelDB's double hashing.
+#[inline]
+fn set_bits(array: &mut [u8], modulus: Modulus, k: usize, h: u32) {
+    let (mut h, delta) = (h, h.rotate_right(17));
+    for _ in 0..k {
+        let pos = modulus.reduce(h);
+        array[pos / 8] |= 1 << (pos % 8);
+        h = h.wrapping_add(delta);
     }
 }
 

@@ -1,14 +1,22 @@
-//! What a table's own keys say about its filter: rebuilding the filter block
-//! as LevelDB's `TableBuilder` would, inferring the writer's settings, probing
-//! as LevelDB's table lookup does, and per-filter statistics.
+//! What a table's own keys say about its filter: one pass that counts them per
+//! filter, the writer's settings inferred from the stored filters' sizes, the
+//! stored filter block checked against a rebuild, probes as LevelDB's table
+//! lookup makes them, and per-filter statistics.
+//!
+//! Nothing here holds a table's keys. Each pass reads one data block at a
+//! time, and a rebuilt filter is hashed key by key into an array the size of
+//! the stored filter, once the keys' count has said that the setting tried
+//! makes a filter of that size: a setting that would make a larger filter is
+//! a mismatch, decided before anything is allocated for it.
 
 use std::cmp::Ordering;
 use std::fmt;
+use std::ops::ControlFlow;
 
-use crate::table::{BlockKind, Compression, Table, BLOCK_TRAILER_LEN};
+use crate::table::{Block, BlockKind, Compression, Table, BLOCK_TRAILER_LEN};
 use crate::{
-    BlockHandle, BloomFilterPolicy, Error, FilterBlock, FilterBlockBuilder, FilterBlockReader,
-    FilterPolicy, HashVariant, LEVELDB_LEGACY_NAME, LEVELDB_NAME, ROCKSDB_LEGACY_NAME,
+    BlockHandle, BloomFilterPolicy, Error, FilterBlock, FilterBlockReader, FilterPolicy,
+    HashVariant, FILTER_BASE_LG, LEVELDB_LEGACY_NAME, LEVELDB_NAME, ROCKSDB_LEGACY_NAME,
 };
 
 /// How a table's keys are stored.
@@ -55,77 +63,143 @@ impl<P: FilterPolicy> FilterPolicy for InternalKeyPolicy<P> {
     }
 }
 
-/// A data block's keys.
-#[derive(Clone, Debug)]
-pub struct DataBlock {
-    /// Where the block is.
-    pub handle: BlockHandle,
-    /// How it was stored.
-    pub compression: Compression,
-    /// Its keys, in order.
-    pub keys: Vec<Vec<u8>>,
+/// What one pass over a table's data blocks finds ([`Table::key_stats`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KeyStats {
+    /// Number of data blocks.
+    pub data_blocks: usize,
+    /// Number of keys.
+    pub keys: usize,
+    /// How the data blocks were stored, each way once, in order.
+    pub compressions: Vec<Compression>,
+    /// The number of keys in each filter a `TableBuilder` would cut from these
+    /// blocks (0 for an empty filter).
+    pub keys_per_filter: Vec<usize>,
+    /// Whether the keys look like a database's internal keys: each at least 8
+    /// bytes with a type of 0 (deletion) or 1 (value), user keys ascending and
+    /// sequence numbers descending within a user key.
+    pub looks_internal: bool,
+    /// Per key format (user, internal): whether some key's last `len % 4`
+    /// bytes hold a byte >= 0x80, the only keys the hash variants tell apart.
+    variant_keys: [bool; 2],
+}
+
+impl KeyStats {
+    /// Whether some key, read in `format`, hashes differently under the two
+    /// [`HashVariant`]s: without one, a table cannot tell which wrote it.
+    pub fn tells_variants_apart(&self, format: KeyFormat) -> bool {
+        self.variant_keys[format as usize]
+    }
 }
 
 impl Table<'_> {
-    /// Reads every data block the index points to, in order; the blocks must
-    /// follow each other in the file without overlapping.
-    pub fn data_blocks(&self) -> Result<Vec<DataBlock>, Error> {
-        let mut end = 0;
-        let mut budget = crate::table::key_budget(self.file().len());
-        self.index()
-            .iter()
-            .map(|entry| {
-                if entry.handle.offset < end {
-                    return Err(Error::CorruptBlock {
-                        block: BlockKind::Index,
-                        offset: self.index_handle().offset,
-                        what: "data block handles overlap or go backwards",
-                    });
-                }
-                let block = self.read_block(BlockKind::Data, entry.handle)?;
-                let mut keys = Vec::new();
-                crate::block_entries(&block.contents, |key, _| {
-                    budget = budget
-                        .checked_sub(key.len())
-                        .ok_or(crate::table::KEYS_TOO_LONG)?;
-                    keys.push(key.to_vec());
-                    Ok(())
-                })
-                .map_err(|what| Error::CorruptBlock {
-                    block: BlockKind::Data,
-                    offset: entry.handle.offset,
-                    what,
-                })?;
-                end = entry.handle.offset + entry.handle.size + BLOCK_TRAILER_LEN;
-                Ok(DataBlock {
-                    handle: entry.handle,
-                    compression: block.compression,
-                    keys,
-                })
-            })
-            .collect()
+    /// One pass over the data blocks, one block in memory at a time: their
+    /// number, keys, compressions, keys per filter and key format.
+    pub fn key_stats(&self) -> Result<KeyStats, Error> {
+        let mut pass = StatsPass {
+            stats: KeyStats {
+                looks_internal: true,
+                ..KeyStats::default()
+            },
+            pending: 0,
+            previous: Vec::new(),
+        };
+        let _ = walk(self, &mut pass)?;
+        let mut stats = pass.stats;
+        stats.looks_internal &= stats.keys > 0;
+        Ok(stats)
     }
 }
 
-/// Whether the keys look like a database's internal keys: each at least 8
-/// bytes with a type of 0 (deletion) or 1 (value), user keys ascending and
-/// sequence numbers descending within a user key.
-pub fn looks_internal(blocks: &[DataBlock]) -> bool {
-    let mut keys = blocks.iter().flat_map(|b| &b.keys).peekable();
-    if keys.peek().is_none() {
-        return false;
-    }
-    let mut previous: Option<&[u8]> = None;
-    for key in keys {
-        if key.len() < 8 || key[key.len() - 8] > 1 {
-            return false;
+/// What a walk over a table's keys feeds ([`walk`]); `Break` ends it early.
+trait FilterSink {
+    /// A data block, before its keys.
+    fn block(&mut self, _block: &Block<'_>) {}
+    /// A key of the filter being gathered.
+    fn key(&mut self, key: &[u8]) -> ControlFlow<String>;
+    /// Filter `index` is cut: it holds the keys given since the last cut.
+    fn cut(&mut self, index: usize) -> ControlFlow<String>;
+}
+
+/// Feeds a table's keys to `sink` as LevelDB's `TableBuilder` feeds its
+/// filter block builder: `StartBlock(0)`, each data block's keys, then
+/// `StartBlock` at the offset after the block and its trailer, which cuts a
+/// filter for each 2 KiB boundary passed, and `Finish`, which cuts the keys
+/// left. Data blocks lie inside the file, so
+/// there are at most as many filters as 2 KiB pieces of the file.
+fn walk(table: &Table<'_>, sink: &mut impl FilterSink) -> Result<ControlFlow<String>, Error> {
+    let mut cut = 0;
+    // Whether keys were given since the last cut: `Finish` cuts them.
+    let mut pending = false;
+    for block in table.data_blocks() {
+        let block = block?;
+        sink.block(&block);
+        let corrupt = |what| Error::CorruptBlock {
+            block: BlockKind::Data,
+            offset: block.handle.offset,
+            what,
+        };
+        let mut entries = block.entries();
+        while let Some((key, _)) = entries.next_entry().map_err(corrupt)? {
+            pending = true;
+            if let ControlFlow::Break(difference) = sink.key(key) {
+                return Ok(ControlFlow::Break(difference));
+            }
         }
-        if previous.is_some_and(|p| compare_internal(p, key) != Ordering::Less) {
-            return false;
+        let end = block.handle.offset + block.handle.size + BLOCK_TRAILER_LEN;
+        while cut < (end >> FILTER_BASE_LG) as usize {
+            pending = false;
+            if let ControlFlow::Break(difference) = sink.cut(cut) {
+                return Ok(ControlFlow::Break(difference));
+            }
+            cut += 1;
         }
-        previous = Some(key);
     }
-    true
+    Ok(match pending {
+        true => sink.cut(cut),
+        false => ControlFlow::Continue(()),
+    })
+}
+
+/// [`Table::key_stats`]'s pass.
+struct StatsPass {
+    stats: KeyStats,
+    /// Keys since the last cut.
+    pending: usize,
+    /// The last key, while the keys still look internal.
+    previous: Vec<u8>,
+}
+
+impl FilterSink for StatsPass {
+    fn block(&mut self, block: &Block<'_>) {
+        let stats = &mut self.stats;
+        stats.data_blocks += 1;
+        if let Err(at) = stats.compressions.binary_search(&block.compression) {
+            stats.compressions.insert(at, block.compression);
+        }
+    }
+
+    fn key(&mut self, key: &[u8]) -> ControlFlow<String> {
+        let stats = &mut self.stats;
+        stats.keys += 1;
+        self.pending += 1;
+        let high_tail = |k: &[u8]| k[k.len() - k.len() % 4..].iter().any(|&b| b >= 0x80);
+        stats.variant_keys[KeyFormat::User as usize] |= high_tail(key);
+        stats.variant_keys[KeyFormat::Internal as usize] |= high_tail(user_key(key));
+        if stats.looks_internal {
+            stats.looks_internal = key.len() >= 8
+                && key[key.len() - 8] <= 1
+                && (stats.keys == 1 || compare_internal(&self.previous, key) == Ordering::Less);
+            self.previous.clear();
+            self.previous.extend_from_slice(key);
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn cut(&mut self, _: usize) -> ControlFlow<String> {
+        self.stats.keys_per_filter.push(std::mem::take(&mut self.pending));
+        ControlFlow::Continue(())
+    }
 }
 
 /// LevelDB's `InternalKeyComparator` over the bytewise comparator: user keys
@@ -142,55 +216,6 @@ pub fn compare_internal(a: &[u8], b: &[u8]) -> Ordering {
         .then_with(|| tag(b).cmp(&tag(a)))
 }
 
-/// Rebuilds a filter block from a table's data blocks as LevelDB's
-/// `TableBuilder` makes it: `StartBlock(0)`, then each block's keys followed by
-/// `StartBlock` at the offset after the block and its trailer.
-///
-/// # Panics
-/// If the blocks are not in ascending offset order, as
-/// [`Table::data_blocks`] guarantees they are.
-pub fn rebuild_filter_block<P: FilterPolicy>(blocks: &[DataBlock], policy: P) -> Vec<u8> {
-    let mut builder = FilterBlockBuilder::new(policy);
-    builder.start_block(0);
-    for block in blocks {
-        for key in &block.keys {
-            builder.add_key(key);
-        }
-        builder.start_block(block.handle.offset + block.handle.size + BLOCK_TRAILER_LEN);
-    }
-    builder.finish().to_vec()
-}
-
-/// The number of keys in each filter a `TableBuilder` would make from these
-/// blocks (0 for an empty filter).
-pub fn keys_per_filter(blocks: &[DataBlock]) -> Vec<usize> {
-    /// A policy whose filter is the number of keys, as a fixed32.
-    struct Counting;
-    impl FilterPolicy for Counting {
-        fn name(&self) -> &str {
-            "counting"
-        }
-        fn create_filter(&self, keys: &[&[u8]], dst: &mut Vec<u8>) {
-            dst.extend_from_slice(&(keys.len() as u32).to_le_bytes());
-        }
-        fn key_may_match(&self, _: &[u8], _: &[u8]) -> bool {
-            true
-        }
-    }
-    let block = rebuild_filter_block(blocks, Counting);
-    // Only a table past 4 GiB of filters could make offsets that wrap.
-    let Ok(parsed) = FilterBlock::parse(&block) else {
-        return Vec::new();
-    };
-    parsed
-        .filters()
-        .map(|f| {
-            f.get(..4)
-                .map_or(0, |n| u32::from_le_bytes([n[0], n[1], n[2], n[3]]) as usize)
-        })
-        .collect()
-}
-
 /// The hash variants a writer may have used, from the policy name; `None` for a
 /// policy this crate does not know.
 pub fn variants_for_name(name: &str) -> Option<&'static [HashVariant]> {
@@ -203,18 +228,57 @@ pub fn variants_for_name(name: &str) -> Option<&'static [HashVariant]> {
     }
 }
 
+/// The length of the filter LevelDB's Bloom policy makes for `keys` keys at
+/// `bits_per_key` (0: no filter for no keys), computed, not built.
+fn rebuilt_len(keys: usize, bits_per_key: usize) -> usize {
+    match keys {
+        0 => 0,
+        n => n.saturating_mul(bits_per_key).max(64).div_ceil(8) + 1,
+    }
+}
+
+/// The first stored filter whose length or k byte `bits_per_key` does not
+/// give for its number of keys, said in words.
+fn size_difference(counts: &[usize], stored: &FilterBlock<'_>, bits_per_key: usize) -> Option<String> {
+    let k = BloomFilterPolicy::new(bits_per_key).k();
+    counts.iter().zip(stored.filters()).enumerate().find_map(|(i, (&n, filter))| {
+        let want = rebuilt_len(n, bits_per_key);
+        if filter.len() != want {
+            Some(format!(
+                "filter {i} ({n} keys) is {} bytes, {bits_per_key} bits per key make {want}",
+                filter.len()
+            ))
+        } else if n > 0 && usize::from(filter[want - 1]) != k {
+            Some(format!(
+                "filter {i} ({n} keys) has k = {}, {bits_per_key} bits per key make k = {k}",
+                filter[want - 1]
+            ))
+        } else {
+            None
+        }
+    })
+}
+
 /// The bits-per-key settings that give every stored filter its length and k
-/// byte for its number of keys; `counts` and `filters` pair up by index.
-pub fn bits_per_key_candidates(counts: &[usize], filters: &[&[u8]]) -> Vec<usize> {
-    let constraints: Vec<(usize, usize, u8)> = counts
-        .iter()
-        .zip(filters)
-        .filter(|(&n, f)| n > 0 && f.len() >= 2)
-        .map(|(&n, f)| (n, f.len() - 1, f[f.len() - 1]))
-        .collect();
-    // The constraint with the most keys pins bits per key down the closest:
+/// byte for its number of keys; `counts` and the stored filters pair up by
+/// index. A filter that holds keys is at least 9 bytes whatever the setting:
+/// a shorter one rules every setting out.
+pub fn bits_per_key_candidates(counts: &[usize], stored: &FilterBlock<'_>) -> Vec<usize> {
+    // The filter with the most keys pins bits per key down the closest:
     // n * b bits round up to its byte count (or to the 64-bit minimum).
-    let Some(&(n, bytes, _)) = constraints.iter().max_by_key(|c| c.0) else {
+    let mut most: Option<(usize, usize)> = None;
+    for (&n, filter) in counts.iter().zip(stored.filters()) {
+        if n == 0 {
+            continue;
+        }
+        if filter.len() < 2 {
+            return Vec::new();
+        }
+        if most.is_none_or(|(m, _)| n > m) {
+            most = Some((n, filter.len() - 1));
+        }
+    }
+    let Some((n, bytes)) = most else {
         return Vec::new();
     };
     let (lo, hi) = if bytes == 8 {
@@ -222,13 +286,9 @@ pub fn bits_per_key_candidates(counts: &[usize], filters: &[&[u8]]) -> Vec<usize
     } else {
         (8 * (bytes - 1) / n + 1, 8 * bytes / n)
     };
+    // At most 65 settings, each checked against every filter.
     (lo..=hi)
-        .filter(|&b| {
-            let policy = BloomFilterPolicy::new(b);
-            constraints.iter().all(|&(n, bytes, k)| {
-                n.saturating_mul(b).max(64).div_ceil(8) == bytes && policy.k() == usize::from(k)
-            })
-        })
+        .filter(|&b| size_difference(counts, stored, b).is_none())
         .collect()
 }
 
@@ -272,7 +332,7 @@ pub enum Verdict {
     NoFilter,
     /// The filter's policy is not one this crate builds.
     UnknownPolicy {
-        /// Its name.
+        /// Its name, as read from the file.
         name: String,
     },
     /// The rebuilt block is byte for byte the stored one.
@@ -288,83 +348,117 @@ pub enum Verdict {
     },
     /// No setting rebuilds the stored block.
     Mismatch {
-        /// The policy name.
+        /// The policy name, as read from the file.
         name: String,
         /// What differs, for the likeliest settings.
         difference: String,
     },
 }
 
-/// Rebuilds a table's filter block from its keys and data-block offsets and
-/// compares it byte for byte with the stored one, trying each key format and
-/// hash variant the table could have been written with unless `options` fixes
-/// them.
+/// Rebuilds a table's filter block from its keys and data-block offsets, as
+/// LevelDB's `TableBuilder` would, and compares it byte for byte with the
+/// stored one, trying each key format and hash variant the table could have
+/// been written with unless `options` fixes them. `stats` are the table's
+/// own ([`Table::key_stats`]).
+///
+/// Memory: one data block and one filter (no larger than the stored one) at a
+/// time. Work: a pass over the keys for each setting tried, at most four.
 pub fn verify_filter(
     table: &Table<'_>,
-    blocks: &[DataBlock],
+    stats: &KeyStats,
     options: VerifyOptions,
 ) -> Result<Verdict, Error> {
-    let Some(filter) = table.filter_block()? else {
+    let Some(filter) = table.filter_block() else {
         return Ok(Verdict::NoFilter);
     };
     let name = filter.name.clone();
     let Some(named_variants) = variants_for_name(&name) else {
         return Ok(Verdict::UnknownPolicy { name });
     };
-    let variants: Vec<HashVariant> = match options.variant {
-        Some(v) => vec![v],
-        None => named_variants.to_vec(),
+    let mismatch = |difference: String| {
+        Ok(Verdict::Mismatch {
+            name: name.clone(),
+            difference,
+        })
     };
-    let formats = match options.key_format {
-        Some(f) => vec![f],
-        None if looks_internal(blocks) => vec![KeyFormat::Internal, KeyFormat::User],
-        None => vec![KeyFormat::User, KeyFormat::Internal],
-    };
-    let stored = &filter.block.contents[..];
-    let mismatch = |difference: String| Verdict::Mismatch {
-        name: name.clone(),
-        difference,
-    };
-    let parsed = match FilterBlock::parse(stored) {
+    let stored = match FilterBlock::parse(&filter.block.contents) {
         Ok(parsed) => parsed,
-        Err(e) => {
-            return Ok(mismatch(format!(
-                "the stored filter block is malformed: {e}"
-            )))
-        }
+        Err(e) => return mismatch(format!("the stored filter block is malformed: {e}")),
     };
-    let counts = keys_per_filter(blocks);
-    let filters: Vec<&[u8]> = parsed.filters().collect();
+    if stored.base_lg() != FILTER_BASE_LG {
+        return mismatch(format!(
+            "the stored base_lg is {}, LevelDB writes {FILTER_BASE_LG}",
+            stored.base_lg()
+        ));
+    }
+    let counts = &stats.keys_per_filter;
+    if counts.len() != stored.len() {
+        return mismatch(format!(
+            "{} filters stored, {} rebuilt",
+            stored.len(),
+            counts.len()
+        ));
+    }
     let bits_per_key = match options.bits_per_key {
         Some(b) => b,
         None => {
-            let candidates = bits_per_key_candidates(&counts, &filters);
+            let candidates = bits_per_key_candidates(counts, &stored);
             // Several settings can give the same bytes (the 64-bit minimum,
             // k's rounding); prefer LevelDB's customary 10, else the smallest.
             match candidates.iter().find(|&&b| b == 10).or(candidates.first()) {
                 Some(&b) => b,
                 None if counts.iter().all(|&n| n == 0) => 10,
                 None => {
-                    return Ok(mismatch(
+                    return mismatch(
                         "no bits-per-key setting explains the filters' sizes and k".into(),
-                    ))
+                    )
                 }
             }
         }
     };
-    let rebuild = |format: KeyFormat, variant: HashVariant| {
-        let policy = BloomFilterPolicy::new(bits_per_key).with_hash(variant);
-        match format {
-            KeyFormat::User => rebuild_filter_block(blocks, policy),
-            KeyFormat::Internal => rebuild_filter_block(blocks, InternalKeyPolicy(policy)),
-        }
+    if let Some(difference) = size_difference(counts, &stored, bits_per_key) {
+        return mismatch(difference);
+    }
+    let formats = match options.key_format {
+        Some(f) => vec![f],
+        None if stats.looks_internal => vec![KeyFormat::Internal, KeyFormat::User],
+        None => vec![KeyFormat::User, KeyFormat::Internal],
     };
-    for &format in &formats {
-        let matching: Vec<HashVariant> = variants
-            .iter()
-            .copied()
-            .filter(|&v| rebuild(format, v) == stored)
-            .collect();
+    let variants = options.variant.map_or(named_variants.to_vec(), |v| vec![v]);
+    let mut first_difference = None;
+    for format in formats {
+        let mut matching = Vec::new();
+        let mut difference_of_first = None;
+        for (i, &variant) in variants.iter().enumerate() {
+            // Where no key tells the variants apart, they rebuild the same.
+            let difference = if i > 0 && !stats.tells_variants_apart(format) {
+                difference_of_first.clone()
+            } else {
+                let policy = BloomFilterPolicy::new(bits_per_key).with_hash(variant);
+                let mut pass = RebuildPass {
+                    stored,
+                    counts,
+                    policy: &policy,
+                    format,
+                    array: Vec::new(),
+                    gathering: None,
+                    cuts: 0,
+                };
+                match walk(table, &mut pass)? {
+                    ControlFlow::Continue(()) => None,
+                    ControlFlow::Break(difference) => Some(difference),
+                }
+            };
+            match &difference {
+                None => matching.push(variant),
+                Some(d) => {
+                    first_difference.get_or_insert_with(|| d.clone());
+                }
+            }
+            if i == 0 {
+                difference_of_first = difference;
+            }
+        }
         let variant = match matching[..] {
             [] => continue,
             [HashVariant::Unsigned] => VariantFound::Unsigned,
@@ -378,32 +472,63 @@ pub fn verify_filter(
             bits_per_key,
         });
     }
-    let rebuilt = rebuild(formats[0], variants[0]);
-    let Ok(rebuilt) = FilterBlock::parse(&rebuilt) else {
-        return Ok(mismatch("the rebuilt block's offsets pass 4 GiB".into()));
-    };
-    let difference = if rebuilt.len() != parsed.len() {
-        format!("{} filters stored, {} rebuilt", parsed.len(), rebuilt.len())
-    } else {
-        match parsed.filters().zip(rebuilt.filters()).position(|(a, b)| a != b) {
-            Some(i) => format!(
-                "first differing filter {i} ({} keys; {} bytes stored, {} rebuilt with {} keys, {:?} hash, {bits_per_key} bits per key)",
-                counts.get(i).copied().unwrap_or(0),
-                filters[i].len(),
-                rebuilt.filter(i).map_or(0, <[u8]>::len),
-                formats[0],
-                variants[0],
-            ),
-            None => "the filters agree but the blocks differ (offsets or trailer)".into(),
+    mismatch(first_difference.unwrap_or_default())
+}
+
+/// A rebuild compared with the stored filters, filter by filter, each hashed
+/// into an array of the stored filter's size (which `size_difference` has
+/// found to be what the setting makes for the filter's keys).
+struct RebuildPass<'s> {
+    stored: FilterBlock<'s>,
+    counts: &'s [usize],
+    policy: &'s BloomFilterPolicy,
+    format: KeyFormat,
+    array: Vec<u8>,
+    /// Sets bits in `array` for the filter being gathered, once it has a key.
+    gathering: Option<crate::bloom::BitSetter>,
+    /// Filters cut so far: the index of the one being gathered.
+    cuts: usize,
+}
+
+impl FilterSink for RebuildPass<'_> {
+    fn key(&mut self, key: &[u8]) -> ControlFlow<String> {
+        let filter = self.stored.filter(self.cuts).unwrap_or_default();
+        let setter = self.gathering.get_or_insert_with(|| {
+            self.array.clear();
+            self.array.resize(filter.len().saturating_sub(1), 0);
+            self.policy.bit_setter(self.array.len())
+        });
+        let key = match self.format {
+            KeyFormat::User => key,
+            KeyFormat::Internal => user_key(key),
+        };
+        setter.add(&mut self.array, key);
+        ControlFlow::Continue(())
+    }
+
+    fn cut(&mut self, index: usize) -> ControlFlow<String> {
+        if self.gathering.take().is_some() {
+            let filter = self.stored.filter(index).unwrap_or_default();
+            if filter.split_last().map(|(_, bits)| bits) != Some(&self.array[..]) {
+                return ControlFlow::Break(format!(
+                    "first differing filter {index} ({} keys, {} bytes; rebuilt with {} keys, {} hash, {} bits per key)",
+                    self.counts.get(index).copied().unwrap_or(0),
+                    filter.len(),
+                    self.format,
+                    self.policy.hash_variant(),
+                    self.policy.bits_per_key(),
+                ));
+            }
         }
-    };
-    Ok(mismatch(difference))
+        self.cuts += 1;
+        ControlFlow::Continue(())
+    }
 }
 
 /// What LevelDB's table lookup decides for a key before it reads a data block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Probe {
-    /// The key sorts after the index's last entry: not in the table.
+    /// The index has no entry >= the key: not in the table.
     PastLastKey,
     /// The index points to the data block at `offset`; `may_match` is the
     /// filter's answer (`true` when the table has no usable filter).
@@ -415,15 +540,18 @@ pub enum Probe {
     },
 }
 
-/// LevelDB's `Table::InternalGet` up to the data-block read: seeks the index for
-/// the first separator >= the key (bytewise; for internal keys, the lookup key
-/// with the largest sequence number), then asks the filter.
+/// LevelDB's `Table::InternalGet` up to the data-block read: seeks the index
+/// block as LevelDB does (binary search over its restart points, then entry by
+/// entry) for the first separator >= the key (bytewise; for internal keys, the
+/// lookup key with the largest sequence number), then asks the filter. An
+/// index that the seek finds corrupt, or whose entry is not a block handle, is
+/// the error LevelDB's lookup returns.
 pub fn probe<P: FilterPolicy>(
     table: &Table<'_>,
     filter: Option<&FilterBlockReader<'_, P>>,
     key_format: KeyFormat,
     key: &[u8],
-) -> Probe {
+) -> Result<Probe, Error> {
     let lookup: Vec<u8> = match key_format {
         KeyFormat::User => key.to_vec(),
         KeyFormat::Internal => {
@@ -432,19 +560,29 @@ pub fn probe<P: FilterPolicy>(
             [key, &tag.to_le_bytes()[..]].concat()
         }
     };
-    let index = table.index();
-    let at = index.partition_point(|e| match key_format {
-        KeyFormat::User => e.key[..] < lookup[..],
-        KeyFormat::Internal => compare_internal(&e.key, &lookup) == Ordering::Less,
-    });
-    let Some(entry) = index.get(at) else {
-        return Probe::PastLastKey;
-    };
-    let may_match = filter.is_none_or(|f| f.key_may_match(entry.handle.offset, &lookup));
-    Probe::Block {
-        offset: entry.handle.offset,
-        may_match,
+    let mut index = table.index_block().entries();
+    match key_format {
+        KeyFormat::User => index.seek(&lookup, <[u8]>::cmp),
+        KeyFormat::Internal => index.seek(&lookup, compare_internal),
     }
+    let corrupt = |what| Error::CorruptBlock {
+        block: BlockKind::Index,
+        offset: table.index_handle().offset,
+        what,
+    };
+    if !index.valid() {
+        return match index.error() {
+            Some(what) => Err(corrupt(what)),
+            None => Ok(Probe::PastLastKey),
+        };
+    }
+    let (handle, _) = BlockHandle::decode(index.value())
+        .ok_or(corrupt("an entry's value is not a block handle"))?;
+    let may_match = filter.is_none_or(|f| f.key_may_match(handle.offset, &lookup));
+    Ok(Probe::Block {
+        offset: handle.offset,
+        may_match,
+    })
 }
 
 /// Statistics of one Bloom filter.

@@ -104,6 +104,19 @@ pub enum Error {
         /// The compression (type 2 is zstd, LevelDB after 1.23).
         name: &'static str,
     },
+    /// A block would take more than this crate allows for a file of its size.
+    LimitExceeded {
+        /// Which block.
+        block: BlockKind,
+        /// Offset of the block in the file.
+        offset: u64,
+        /// What is too large, and the rule that limits it.
+        what: &'static str,
+        /// The size the file asks for.
+        found: u64,
+        /// The most allowed.
+        limit: u64,
+    },
     /// A block's contents do not parse.
     CorruptBlock {
         /// Which block.
@@ -188,6 +201,16 @@ impl fmt::Display for Error {
             Error::UnsupportedCompression { block, offset, name } => write!(
                 f,
                 "unsupported compression {name} at offset {offset} ({block})"
+            ),
+            Error::LimitExceeded {
+                block,
+                offset,
+                what,
+                found,
+                limit,
+            } => write!(
+                f,
+                "{block} at offset {offset}: {what} is {found} bytes, past the limit of {limit}"
             ),
             Error::CorruptBlock { block, offset, what } => {
                 write!(f, "corrupt {block} at offset {offset}: {what}")

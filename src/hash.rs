@@ -20,6 +20,15 @@ pub enum HashVariant {
     Signed,
 }
 
+impl std::fmt::Display for HashVariant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            HashVariant::Unsigned => "unsigned",
+            HashVariant::Signed => "signed",
+        })
+    }
+}
+
 const M: u32 = 0xc6a4a793;
 
 /// LevelDB's `Hash(data, n, seed)`, with the tail bytes read as `variant` says.

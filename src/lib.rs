@@ -135,16 +135,16 @@ use std::sync::Arc;
 
 pub use bloom::{BloomFilterPolicy, LEVELDB_LEGACY_NAME, LEVELDB_NAME, ROCKSDB_LEGACY_NAME};
 pub use check::{
-    bits_per_key_candidates, compare_internal, keys_per_filter, looks_internal, probe,
-    rebuild_filter_block, user_key, variants_for_name, verify_filter, BloomStats, DataBlock,
-    InternalKeyPolicy, KeyFormat, Probe, VariantFound, Verdict, VerifyOptions,
+    bits_per_key_candidates, compare_internal, probe, user_key, variants_for_name, verify_filter,
+    BloomStats, InternalKeyPolicy, KeyFormat, KeyStats, Probe, VariantFound, Verdict,
+    VerifyOptions,
 };
 pub use error::Error;
 pub use filter_block::{FilterBlock, FilterBlockBuilder, FilterBlockReader, FILTER_BASE_LG};
 pub use hash::{hash, HashVariant};
 pub use table::{
-    block_entries, Block, BlockEntry, BlockHandle, BlockKind, Compression, Table, TableFilter,
-    BLOCK_TRAILER_LEN, FOOTER_LEN, TABLE_MAGIC,
+    Block, BlockEntry, BlockHandle, BlockIter, BlockKind, Compression, Table, TableFilter,
+    BLOCK_TRAILER_LEN, FOOTER_LEN, KEY_EXPANSION, MAX_SNAPPY_EXPANSION, TABLE_MAGIC,
 };
 
 /// LevelDB's `FilterPolicy`: how a table's filters are made and read.

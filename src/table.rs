@@ -7,8 +7,16 @@
 //! each block: contents | compression type (1 byte) | masked crc32c of contents + type (4 bytes)
 //! footer (48 bytes): metaindex handle | index handle | zero padding to 40 | magic (fixed64)
 //! ```
+//!
+//! Bounds, whatever the bytes: a block is uncompressed only up to
+//! [`MAX_SNAPPY_EXPANSION`] times its stored size and twice the file's size
+//! plus 8 MiB; the keys of a block, once their shared prefixes are undone, add
+//! up to at most [`KEY_EXPANSION`] times the block's stored size (with its
+//! trailer). Beyond either, reading stops with an error: no number read from
+//! the file sizes an allocation or a loop past these.
 
 use std::borrow::Cow;
+use std::cmp::Ordering;
 use std::fmt;
 
 use byteorder::{ByteOrder, LittleEndian};
@@ -21,6 +29,14 @@ pub const TABLE_MAGIC: u64 = 0xdb4775248b80fb57;
 pub const FOOTER_LEN: usize = 48;
 /// Length of the trailer after each block: compression type and masked CRC-32C.
 pub const BLOCK_TRAILER_LEN: u64 = 5;
+/// The most a Snappy block can expand: a 3-byte copy makes at most 64 bytes,
+/// so no valid block claims more than 22 times its size.
+pub const MAX_SNAPPY_EXPANSION: usize = 22;
+/// How many bytes of keys a block may stand for, per byte stored (with its
+/// trailer), once shared prefixes are undone. LevelDB's restart points (every
+/// 16 keys by default) keep real blocks far below; a crafted block whose every
+/// entry shares a long prefix would otherwise make work without bound.
+pub const KEY_EXPANSION: usize = 64;
 
 /// Where a block lies in the file: its contents, without the 5-byte trailer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -99,22 +115,32 @@ pub struct Block<'a> {
     pub contents: Cow<'a, [u8]>,
 }
 
-/// An entry of the metaindex or index block: a key and the block it points to.
+impl Block<'_> {
+    /// A cursor over the block's entries (data, index and metaindex blocks),
+    /// whose keys may expand to [`KEY_EXPANSION`] times the stored block.
+    pub fn entries(&self) -> BlockIter<'_> {
+        BlockIter::with_budget(&self.contents, self.handle.size)
+    }
+}
+
+/// An entry of the index block: a key and the block it points to.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BlockEntry {
-    /// The entry's key: for the index, a separator >= every key of the block
-    /// and < every key of the next one; for the metaindex, a name such as
-    /// `filter.leveldb.BuiltinBloomFilter2`.
+    /// The entry's key: a separator >= every key of the block and < every key
+    /// of the next one.
     pub key: Vec<u8>,
     /// The block.
     pub handle: BlockHandle,
 }
 
-/// A table file, read from a byte slice: its footer, index and metaindex are
-/// read and checked when it is opened, other blocks on demand.
+/// A table file, read from a byte slice. Opening reads and checks the footer,
+/// the index block, the metaindex and the filter block it names, as LevelDB's
+/// `Table::Open` does; data blocks are read one at a time, on demand.
 ///
-/// Nothing here panics or allocates more than the file's size suggests,
-/// whatever the bytes: every problem is an [`Error`] saying where.
+/// Nothing here panics, whatever the bytes, and no block is held expanded: the
+/// index stays as stored (uncompressed) and is searched as LevelDB searches it;
+/// [`data_blocks`](Self::data_blocks) yields one block at a time. Every problem
+/// is an [`Error`] saying where.
 ///
 /// ```
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -122,12 +148,18 @@ pub struct BlockEntry {
 ///
 /// let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/tables/user-4k-r16-none.ldb"))?;
 /// let table = Table::new(&bytes)?;
-/// let filter = table.filter_block()?.expect("this table has a filter");
+/// let filter = table.filter_block().expect("this table has a filter");
 /// assert_eq!(filter.name, "leveldb.BuiltinBloomFilter2");
-/// // Every data block, checked and uncompressed, with its keys.
-/// let blocks = table.data_blocks()?;
-/// assert_eq!(blocks.len(), table.index().len());
-/// assert!(blocks.iter().all(|b| !b.keys.is_empty()));
+/// // Every data block, checked and uncompressed, one at a time, with its keys.
+/// let mut keys = 0;
+/// for block in table.data_blocks() {
+///     let block = block?;
+///     let mut entries = block.entries();
+///     while let Some((_key, _value)) = entries.next_entry()? {
+///         keys += 1;
+///     }
+/// }
+/// assert_eq!(keys, table.key_stats()?.keys); // the same pass, done by the crate
 /// # Ok(()) }
 /// ```
 #[derive(Clone, Debug)]
@@ -135,22 +167,24 @@ pub struct Table<'a> {
     file: &'a [u8],
     metaindex_handle: BlockHandle,
     index_handle: BlockHandle,
-    index: Vec<BlockEntry>,
-    metaindex: Vec<BlockEntry>,
+    index: Block<'a>,
+    filter: Option<TableFilter<'a>>,
     verify_checksums: bool,
 }
 
 /// The filter block of a table, as the metaindex names it.
 #[derive(Clone, Debug)]
 pub struct TableFilter<'a> {
-    /// The policy name, from the metaindex key `filter.<name>`.
+    /// The policy name, from the metaindex key `filter.<name>` (invalid UTF-8
+    /// replaced). It comes from the file: escape it before printing it.
     pub name: String,
     /// The block.
     pub block: Block<'a>,
 }
 
 impl<'a> Table<'a> {
-    /// Reads the footer, the index and the metaindex, checking their checksums.
+    /// Reads the footer, the index, the metaindex and the filter block,
+    /// checking their checksums.
     pub fn new(file: &'a [u8]) -> Result<Self, Error> {
         Self::open(file, true)
     }
@@ -180,13 +214,39 @@ impl<'a> Table<'a> {
             file,
             metaindex_handle,
             index_handle,
-            index: Vec::new(),
-            metaindex: Vec::new(),
+            index: Block {
+                handle: index_handle,
+                compression: Compression::None,
+                contents: Cow::Borrowed(&[]),
+            },
+            filter: None,
             verify_checksums,
         };
-        table.index = table.block_entries(BlockKind::Index, index_handle)?;
-        table.metaindex = table.block_entries(BlockKind::Metaindex, metaindex_handle)?;
+        table.index = table.read_block(BlockKind::Index, index_handle)?;
+        table.filter = table.find_filter()?;
         Ok(table)
+    }
+
+    /// The first metaindex entry named `filter.<name>`, read.
+    fn find_filter(&self) -> Result<Option<TableFilter<'a>>, Error> {
+        let handle = self.metaindex_handle;
+        let metaindex = self.read_block(BlockKind::Metaindex, handle)?;
+        let corrupt = |what| Error::CorruptBlock {
+            block: BlockKind::Metaindex,
+            offset: handle.offset,
+            what,
+        };
+        let mut entries = metaindex.entries();
+        while let Some((key, value)) = entries.next_entry().map_err(corrupt)? {
+            if let Some(name) = key.strip_prefix(b"filter.") {
+                let (filter, _) = BlockHandle::decode(value).ok_or(corrupt(NOT_A_HANDLE))?;
+                return Ok(Some(TableFilter {
+                    name: String::from_utf8_lossy(name).into_owned(),
+                    block: self.read_block(BlockKind::Filter, filter)?,
+                }));
+            }
+        }
+        Ok(None)
     }
 
     /// The file's bytes.
@@ -204,30 +264,81 @@ impl<'a> Table<'a> {
         self.index_handle
     }
 
-    /// The index: one entry per data block, in key order.
-    pub fn index(&self) -> &[BlockEntry] {
+    /// The index block, as stored (uncompressed): one entry per data block, in
+    /// key order. [`Block::entries`] seeks it as LevelDB does.
+    pub fn index_block(&self) -> &Block<'a> {
         &self.index
     }
 
-    /// The metaindex entries.
-    pub fn metaindex(&self) -> &[BlockEntry] {
-        &self.metaindex
+    /// The index's entries, in order, each read when asked for.
+    pub fn index_entries(&self) -> impl Iterator<Item = Result<BlockEntry, Error>> + '_ {
+        let mut entries = self.index.entries();
+        let mut done = false;
+        std::iter::from_fn(move || {
+            if done {
+                return None;
+            }
+            let entry = match entries.next_entry() {
+                Ok(Some((key, value))) => BlockHandle::decode(value)
+                    .map(|(handle, _)| BlockEntry {
+                        key: key.to_vec(),
+                        handle,
+                    })
+                    .ok_or(NOT_A_HANDLE),
+                Ok(None) => {
+                    done = true;
+                    return None;
+                }
+                Err(what) => Err(what),
+            };
+            done = entry.is_err();
+            Some(entry.map_err(|what| self.index_error(what)))
+        })
+    }
+
+    fn index_error(&self, what: &'static str) -> Error {
+        Error::CorruptBlock {
+            block: BlockKind::Index,
+            offset: self.index_handle.offset,
+            what,
+        }
     }
 
     /// The filter block, if the metaindex names one (`filter.<policy name>`).
     /// LevelDB uses a table's filter only when that name is its own policy's.
-    pub fn filter_block(&self) -> Result<Option<TableFilter<'a>>, Error> {
-        let Some(entry) = self
-            .metaindex
-            .iter()
-            .find(|e| e.key.starts_with(b"filter."))
-        else {
-            return Ok(None);
-        };
-        Ok(Some(TableFilter {
-            name: String::from_utf8_lossy(&entry.key[b"filter.".len()..]).into_owned(),
-            block: self.read_block(BlockKind::Filter, entry.handle)?,
-        }))
+    pub fn filter_block(&self) -> Option<&TableFilter<'a>> {
+        self.filter.as_ref()
+    }
+
+    /// The data blocks the index points to, in order, each read, checked and
+    /// uncompressed when the iterator reaches it. The blocks must follow each
+    /// other in the file without overlapping; the first error ends the walk.
+    pub fn data_blocks(&self) -> impl Iterator<Item = Result<Block<'a>, Error>> + '_ {
+        let mut entries = self.index.entries();
+        let mut end = 0u64;
+        let mut done = false;
+        std::iter::from_fn(move || {
+            if done {
+                return None;
+            }
+            let block = (|| {
+                let Some((_, value)) = entries.next_entry().map_err(|w| self.index_error(w))?
+                else {
+                    return Ok(None);
+                };
+                let (handle, _) =
+                    BlockHandle::decode(value).ok_or_else(|| self.index_error(NOT_A_HANDLE))?;
+                if handle.offset < end {
+                    return Err(self.index_error("data block handles overlap or go backwards"));
+                }
+                let block = self.read_block(BlockKind::Data, handle)?;
+                // read_block checked that the block and its trailer are in the file.
+                end = handle.offset + handle.size + BLOCK_TRAILER_LEN;
+                Ok(Some(block))
+            })();
+            done = !matches!(block, Ok(Some(_)));
+            block.transpose()
+        })
     }
 
     /// Reads a block: checks that it lies inside the file, checks its CRC-32C
@@ -270,10 +381,18 @@ impl<'a> Table<'a> {
             1 => {
                 let len = snap::raw::decompress_len(contents)
                     .map_err(|_| corrupt("bad Snappy length header"))?;
-                // Snappy cannot expand more than about 22 times (a 3-byte copy
-                // of 64 bytes): a larger claim is corrupt, and not allocated.
-                if len > contents.len().saturating_mul(22) {
+                if len > contents.len().saturating_mul(MAX_SNAPPY_EXPANSION) {
                     return Err(corrupt("Snappy length header larger than the data allows"));
+                }
+                let limit = self.file.len().saturating_mul(2).saturating_add(8 << 20);
+                if len > limit {
+                    return Err(Error::LimitExceeded {
+                        block: kind,
+                        offset: handle.offset,
+                        what: "the uncompressed size (at most twice the file's size plus 8 MiB)",
+                        found: len as u64,
+                        limit: limit as u64,
+                    });
                 }
                 let data = snap::raw::Decoder::new()
                     .decompress_vec(contents)
@@ -301,90 +420,266 @@ impl<'a> Table<'a> {
             contents,
         })
     }
+}
 
-    /// Reads a block whose values are block handles (index, metaindex).
-    fn block_entries(
-        &self,
-        kind: BlockKind,
-        handle: BlockHandle,
-    ) -> Result<Vec<BlockEntry>, Error> {
-        let block = self.read_block(kind, handle)?;
-        let corrupt = |what| Error::CorruptBlock {
-            block: kind,
-            offset: handle.offset,
-            what,
+const NOT_A_HANDLE: &str = "an entry's value is not a block handle";
+
+/// The error for keys past [`KEY_EXPANSION`].
+const KEYS_TOO_LONG: &str = "keys expand past 64 times the block's stored size";
+
+/// A cursor over a block's entries, as LevelDB's `Block::Iter`
+/// (table/block.cc): entries `shared | unshared | value length` (varint32s),
+/// the key's unshared bytes and the value, then the restart array (fixed32
+/// offsets of entries that share nothing) and its length.
+///
+/// It reads any bytes as LevelDB does: a block shorter than 4 bytes, or whose
+/// restart array would not fit, is an error; a restart count of 0 is an empty
+/// block, whatever precedes it; [`seek`](Self::seek) binary-searches the
+/// restart points and then scans, so a damaged restart array misleads it as
+/// it misleads LevelDB. A malformed entry ends the walk with an error
+/// ([`error`](Self::error)). Keys are rebuilt in one buffer; their lengths
+/// add up to at most [`KEY_EXPANSION`] times the block's stored size, past
+/// which the walk stops with an error.
+#[derive(Clone, Debug)]
+pub struct BlockIter<'b> {
+    data: &'b [u8],
+    /// Offset of the restart array: where entries end.
+    restarts: usize,
+    num_restarts: usize,
+    /// Offset of the current entry; `restarts` when not on an entry.
+    current: usize,
+    /// Offset just past the current entry.
+    next: usize,
+    restart_index: usize,
+    key: Vec<u8>,
+    value: (usize, usize),
+    budget: usize,
+    error: Option<&'static str>,
+    started: bool,
+}
+
+impl<'b> BlockIter<'b> {
+    /// A cursor over `block`, a block's uncompressed contents.
+    pub fn new(block: &'b [u8]) -> Self {
+        Self::with_budget(block, block.len() as u64)
+    }
+
+    /// A cursor whose keys may expand to [`KEY_EXPANSION`] times `stored_len`
+    /// and a block trailer.
+    fn with_budget(block: &'b [u8], stored_len: u64) -> Self {
+        let budget = stored_len
+            .saturating_add(BLOCK_TRAILER_LEN)
+            .saturating_mul(KEY_EXPANSION as u64);
+        let mut iter = BlockIter {
+            data: &[],
+            restarts: 0,
+            num_restarts: 0,
+            current: 0,
+            next: 0,
+            restart_index: 0,
+            key: Vec::new(),
+            value: (0, 0),
+            budget: usize::try_from(budget).unwrap_or(usize::MAX),
+            error: None,
+            started: false,
         };
-        let mut entries = Vec::new();
-        // Keys are rebuilt from shared prefixes: a few bytes of entry can
-        // stand for a long key, so their total is bounded by the file's size.
-        let mut budget = key_budget(self.file.len());
-        block_entries(&block.contents, |key, value| {
-            budget = budget.checked_sub(key.len()).ok_or(KEYS_TOO_LONG)?;
-            let (handle, _) =
-                BlockHandle::decode(value).ok_or("an entry's value is not a block handle")?;
-            entries.push(BlockEntry {
-                key: key.to_vec(),
-                handle,
-            });
-            Ok(())
-        })
-        .map_err(corrupt)?;
-        Ok(entries)
+        let len = block.len();
+        if len < 4 {
+            iter.error = Some("block shorter than its restart count");
+            return iter;
+        }
+        let num_restarts = LittleEndian::read_u32(&block[len - 4..]) as usize;
+        if num_restarts > (len - 4) / 4 {
+            iter.error = Some("restart array larger than the block");
+            return iter;
+        }
+        if num_restarts > 0 {
+            iter.data = block;
+            iter.num_restarts = num_restarts;
+            iter.restarts = len - 4 - 4 * num_restarts;
+            iter.current = iter.restarts;
+            iter.restart_index = num_restarts;
+        }
+        iter
+    }
+
+    /// Whether the cursor is on an entry.
+    pub fn valid(&self) -> bool {
+        self.current < self.restarts
+    }
+
+    /// The current entry's key (empty when not [`valid`](Self::valid)).
+    pub fn key(&self) -> &[u8] {
+        &self.key
+    }
+
+    /// The current entry's value (empty when not [`valid`](Self::valid)).
+    pub fn value(&self) -> &'b [u8] {
+        &self.data[self.value.0..self.value.1]
+    }
+
+    /// What is wrong with the block, once the cursor has met it.
+    pub fn error(&self) -> Option<&'static str> {
+        self.error
+    }
+
+    /// Moves to the first entry.
+    pub fn seek_to_first(&mut self) {
+        self.started = true;
+        if self.num_restarts > 0 {
+            self.seek_to_restart_point(0);
+            self.parse_next_key();
+        }
+    }
+
+    /// Moves to the next entry, if on one.
+    pub fn advance(&mut self) {
+        if self.valid() {
+            self.parse_next_key();
+        }
+    }
+
+    /// The first entry on the first call, then each next one; `None` past the
+    /// last; the error that ends the walk, if any.
+    pub fn next_entry(&mut self) -> Result<Option<(&[u8], &'b [u8])>, &'static str> {
+        if self.started {
+            self.advance();
+        } else {
+            self.seek_to_first();
+        }
+        match (self.valid(), self.error) {
+            (true, _) => Ok(Some((&self.key, self.value()))),
+            (false, Some(what)) => Err(what),
+            (false, None) => Ok(None),
+        }
+    }
+
+    /// Moves to the first entry whose key is `>= target` under `compare`, as
+    /// LevelDB's `Block::Iter::Seek`: the last restart point whose key is
+    /// `< target` by binary search, then entry by entry.
+    pub fn seek(&mut self, target: &[u8], compare: impl Fn(&[u8], &[u8]) -> Ordering) {
+        self.started = true;
+        if self.num_restarts == 0 {
+            return;
+        }
+        let (mut left, mut right) = (0, self.num_restarts - 1);
+        let mut current = Ordering::Equal;
+        if self.valid() {
+            current = compare(&self.key, target);
+            match current {
+                Ordering::Less => left = self.restart_index,
+                Ordering::Greater => right = self.restart_index,
+                Ordering::Equal => return,
+            }
+        }
+        while left < right {
+            let mid = (left + right).div_ceil(2);
+            let at = self.restart_point(mid);
+            match decode_entry(self.data, at, self.restarts) {
+                Ok((0, unshared, _, key_at)) => {
+                    if compare(&self.data[key_at..key_at + unshared], target) == Ordering::Less {
+                        left = mid;
+                    } else {
+                        right = mid - 1;
+                    }
+                }
+                Ok(_) => return self.corrupt("a restart point's entry shares bytes"),
+                Err(what) => return self.corrupt(what),
+            }
+        }
+        if !(left == self.restart_index && current == Ordering::Less) {
+            self.seek_to_restart_point(left);
+        }
+        while self.parse_next_key() {
+            if compare(&self.key, target) != Ordering::Less {
+                return;
+            }
+        }
+    }
+
+    fn restart_point(&self, index: usize) -> usize {
+        LittleEndian::read_u32(&self.data[self.restarts + 4 * index..]) as usize
+    }
+
+    fn seek_to_restart_point(&mut self, index: usize) {
+        self.key.clear();
+        self.restart_index = index;
+        self.next = self.restart_point(index);
+    }
+
+    fn corrupt(&mut self, what: &'static str) {
+        self.current = self.restarts;
+        self.restart_index = self.num_restarts;
+        self.error = Some(what);
+        self.key.clear();
+        self.value = (0, 0);
+    }
+
+    /// LevelDB's `ParseNextKey`: false at the end or on corruption.
+    fn parse_next_key(&mut self) -> bool {
+        self.current = self.next;
+        if self.current >= self.restarts {
+            self.current = self.restarts;
+            self.restart_index = self.num_restarts;
+            return false;
+        }
+        let (shared, unshared, value_len, at) =
+            match decode_entry(self.data, self.current, self.restarts) {
+                Ok(entry) => entry,
+                Err(what) => {
+                    self.corrupt(what);
+                    return false;
+                }
+            };
+        if shared > self.key.len() {
+            self.corrupt("an entry shares more bytes than the previous key has");
+            return false;
+        }
+        match self.budget.checked_sub(shared + unshared) {
+            Some(left) => self.budget = left,
+            None => {
+                self.corrupt(KEYS_TOO_LONG);
+                return false;
+            }
+        }
+        self.key.truncate(shared);
+        self.key.extend_from_slice(&self.data[at..at + unshared]);
+        self.value = (at + unshared, at + unshared + value_len);
+        self.next = self.value.1;
+        while self.restart_index + 1 < self.num_restarts
+            && self.restart_point(self.restart_index + 1) < self.current
+        {
+            self.restart_index += 1;
+        }
+        true
     }
 }
 
-/// What a table's keys may add up to once their shared prefixes are undone:
-/// 64 times the file, plus 64 MiB. LevelDB's restart points (every 16 keys by
-/// default) keep real tables far below; a crafted block whose every entry
-/// shares a long prefix would otherwise expand without bound.
-pub(crate) fn key_budget(file_len: usize) -> usize {
-    file_len.saturating_mul(64).saturating_add(64 << 20)
+/// LevelDB's `DecodeEntry` at `at`, entries ending at `limit`: shared,
+/// unshared and value lengths, and where the unshared key bytes start.
+fn decode_entry(
+    data: &[u8],
+    at: usize,
+    limit: usize,
+) -> Result<(usize, usize, usize, usize), &'static str> {
+    if at > limit || limit - at < 3 {
+        return Err("an entry header runs into the restart array");
+    }
+    let bad = "bad varint in an entry header";
+    let (shared, rest) = varint32(&data[at..limit]).ok_or(bad)?;
+    let (unshared, rest) = varint32(rest).ok_or(bad)?;
+    let (value_len, rest) = varint32(rest).ok_or(bad)?;
+    if u64::from(unshared) + u64::from(value_len) > rest.len() as u64 {
+        return Err("an entry runs into the restart array");
+    }
+    let key_at = limit - rest.len();
+    Ok((shared as usize, unshared as usize, value_len as usize, key_at))
 }
-
-/// The error for keys past [`key_budget`].
-pub(crate) const KEYS_TOO_LONG: &str = "keys expand past 64 times the file's size";
 
 /// LevelDB's `crc32c::Unmask`.
 fn unmask(masked: u32) -> u32 {
     let rot = masked.wrapping_sub(0xa282ead8);
     rot.rotate_left(15)
-}
-
-/// Calls `f(key, value)` for each entry of a data, index or metaindex block,
-/// in order, undoing the keys' prefix compression; says what is wrong with a
-/// malformed block, or passes on what `f` says is wrong, and stops there.
-pub fn block_entries(
-    block: &[u8],
-    mut f: impl FnMut(&[u8], &[u8]) -> Result<(), &'static str>,
-) -> Result<(), &'static str> {
-    let len = block.len();
-    if len < 4 {
-        return Err("block shorter than its restart count");
-    }
-    let restarts = LittleEndian::read_u32(&block[len - 4..]) as usize;
-    if restarts > (len - 4) / 4 {
-        return Err("restart array larger than the block");
-    }
-    let mut entries = &block[..len - 4 - 4 * restarts];
-    let mut key = Vec::new();
-    while !entries.is_empty() {
-        let (shared, rest) = varint32(entries).ok_or("bad varint in an entry header")?;
-        let (unshared, rest) = varint32(rest).ok_or("bad varint in an entry header")?;
-        let (value_len, rest) = varint32(rest).ok_or("bad varint in an entry header")?;
-        let (shared, unshared, value_len) =
-            (shared as usize, unshared as usize, value_len as usize);
-        if shared > key.len() {
-            return Err("an entry shares more bytes than the previous key has");
-        }
-        if unshared.saturating_add(value_len) > rest.len() {
-            return Err("an entry runs into the restart array");
-        }
-        key.truncate(shared);
-        key.extend_from_slice(&rest[..unshared]);
-        f(&key, &rest[unshared..unshared + value_len])?;
-        entries = &rest[unshared + value_len..];
-    }
-    Ok(())
 }
 
 fn varint32(input: &[u8]) -> Option<(u32, &[u8])> {

@@ -74,8 +74,8 @@ fn expected(name: &str) -> Verdict {
 fn every_table_verifies_with_the_settings_it_was_written_with() {
     for (name, bytes) in tables() {
         let table = Table::new(&bytes).unwrap();
-        let blocks = table.data_blocks().unwrap();
-        let verdict = verify_filter(&table, &blocks, VerifyOptions::default()).unwrap();
+        let stats = table.key_stats().unwrap();
+        let verdict = verify_filter(&table, &stats, VerifyOptions::default()).unwrap();
         assert_eq!(verdict, expected(&name), "{name}");
     }
 }
@@ -84,7 +84,7 @@ fn every_table_verifies_with_the_settings_it_was_written_with() {
 fn forcing_the_wrong_settings_is_a_mismatch() {
     let bytes = std::fs::read(tables_dir().join("legacy-leveldb-signed.ldb")).unwrap();
     let table = Table::new(&bytes).unwrap();
-    let blocks = table.data_blocks().unwrap();
+    let stats = table.key_stats().unwrap();
     for options in [
         VerifyOptions {
             variant: Some(leveldb_filter::HashVariant::Unsigned),
@@ -99,7 +99,7 @@ fn forcing_the_wrong_settings_is_a_mismatch() {
             ..Default::default()
         },
     ] {
-        let verdict = verify_filter(&table, &blocks, options).unwrap();
+        let verdict = verify_filter(&table, &stats, options).unwrap();
         assert!(
             matches!(verdict, Verdict::Mismatch { .. }),
             "{options:?}: {verdict:?}"
@@ -123,7 +123,7 @@ fn expected_probes(name: &str) -> Vec<(Vec<u8>, String)> {
 fn probes_agree_with_leveldb_table_lookup() {
     for (name, bytes) in tables() {
         let table = Table::new(&bytes).unwrap();
-        let blocks = table.data_blocks().unwrap();
+        let stats = table.key_stats().unwrap();
         let Verdict::Match {
             variant,
             key_format,
@@ -132,7 +132,9 @@ fn probes_agree_with_leveldb_table_lookup() {
         else {
             // No filter: every key the index covers may match.
             for (key, want) in expected_probes(&name) {
-                let got = match probe::<BloomFilterPolicy>(&table, None, KeyFormat::User, &key) {
+                let got = match probe::<BloomFilterPolicy>(&table, None, KeyFormat::User, &key)
+                    .unwrap()
+                {
                     Probe::PastLastKey => "- absent".to_string(),
                     Probe::Block { offset, .. } => format!("{offset} may-match"),
                 };
@@ -141,7 +143,7 @@ fn probes_agree_with_leveldb_table_lookup() {
             continue;
         };
         assert_eq!(
-            leveldb_filter::looks_internal(&blocks),
+            stats.looks_internal,
             key_format == KeyFormat::Internal,
             "{name}"
         );
@@ -149,7 +151,7 @@ fn probes_agree_with_leveldb_table_lookup() {
             VariantFound::Signed => leveldb_filter::HashVariant::Signed,
             _ => leveldb_filter::HashVariant::Unsigned,
         };
-        let filter = table.filter_block().unwrap().unwrap();
+        let filter = table.filter_block().unwrap();
         let bloom = BloomFilterPolicy::new(10).with_hash(hash);
         let user = FilterBlockReader::new(&bloom, &filter.block.contents);
         let internal = FilterBlockReader::new(InternalKeyPolicy(&bloom), &filter.block.contents);
@@ -158,7 +160,7 @@ fn probes_agree_with_leveldb_table_lookup() {
                 KeyFormat::User => probe(&table, Some(&user), key_format, &key),
                 KeyFormat::Internal => probe(&table, Some(&internal), key_format, &key),
             };
-            let got = match got {
+            let got = match got.unwrap() {
                 Probe::PastLastKey => "- absent".to_string(),
                 Probe::Block { offset, may_match } => {
                     format!(
@@ -258,9 +260,11 @@ fn cli_inspect_reports_each_table() {
 /// Every block's handle, with its kind.
 fn all_blocks(table: &Table<'_>) -> Vec<(BlockKind, u64, u64)> {
     let mut blocks: Vec<(BlockKind, u64, u64)> = table
-        .index()
-        .iter()
-        .map(|e| (BlockKind::Data, e.handle.offset, e.handle.size))
+        .index_entries()
+        .map(|e| {
+            let handle = e.unwrap().handle;
+            (BlockKind::Data, handle.offset, handle.size)
+        })
         .collect();
     blocks.push((
         BlockKind::Index,
@@ -272,7 +276,7 @@ fn all_blocks(table: &Table<'_>) -> Vec<(BlockKind, u64, u64)> {
         table.metaindex_handle().offset,
         table.metaindex_handle().size,
     ));
-    if let Some(f) = table.filter_block().unwrap() {
+    if let Some(f) = table.filter_block() {
         blocks.push((
             BlockKind::Filter,
             f.block.handle.offset,
@@ -289,8 +293,8 @@ fn read_all(bytes: &[u8], checked: bool) -> Result<(), Error> {
     } else {
         Table::new_unchecked(bytes)?
     };
-    let blocks = table.data_blocks()?;
-    verify_filter(&table, &blocks, VerifyOptions::default())?;
+    let stats = table.key_stats()?;
+    verify_filter(&table, &stats, VerifyOptions::default())?;
     Ok(())
 }
 
@@ -320,7 +324,7 @@ fn a_flipped_byte_in_any_block_is_a_checksum_mismatch_at_its_offset() {
 fn an_unknown_compression_type_is_named_when_checksums_are_off() {
     let bytes = std::fs::read(tables_dir().join("user-4k-r16-none.ldb")).unwrap();
     let table = Table::new(&bytes).unwrap();
-    let first = table.index()[0].handle;
+    let first = table.index_entries().next().unwrap().unwrap().handle;
     for (kind, want) in [
         (7u8, "unknown compression type 7"),
         (2, "unsupported compression zstd"),
@@ -488,11 +492,17 @@ fn a_hand_made_table_reads_back() {
     ]);
     let table_bytes = raw_table(&block, b"banana");
     let table = Table::new(&table_bytes).unwrap();
-    let blocks = table.data_blocks().unwrap();
-    let keys: Vec<&[u8]> = blocks[0].keys.iter().map(Vec::as_slice).collect();
+    let block = table.data_blocks().next().unwrap().unwrap();
+    let mut entries = block.entries();
+    let mut keys = Vec::new();
+    while let Some((key, _)) = entries.next_entry().unwrap() {
+        keys.push(key.to_vec());
+    }
     assert_eq!(keys, [&b"apple"[..], b"apricot", b"banana"]);
+    let stats = table.key_stats().unwrap();
+    assert_eq!((stats.data_blocks, stats.keys), (1, 3));
     assert_eq!(
-        verify_filter(&table, &blocks, VerifyOptions::default()).unwrap(),
+        verify_filter(&table, &stats, VerifyOptions::default()).unwrap(),
         Verdict::NoFilter
     );
 }
@@ -506,7 +516,7 @@ fn keys_that_expand_without_bound_are_an_error() {
     entries.extend(std::iter::repeat_n((10_000, &b""[..], &b""[..]), 50_000));
     let table_bytes = raw_table(&raw_block(&entries), &long);
     let table = Table::new(&table_bytes).unwrap();
-    let err = table.data_blocks().unwrap_err();
+    let err = table.key_stats().unwrap_err();
     assert!(
         matches!(err, Error::CorruptBlock { block: BlockKind::Data, offset: 0, what } if what.contains("expand")),
         "{err}"

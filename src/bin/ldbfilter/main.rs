@@ -119,11 +119,36 @@ impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Failure::Line { source, line, what } => write!(f, "{source} line {line}: {what}"),
-            Failure::File { path, what } => write!(f, "{}: {what}", path.display()),
+            Failure::File { path, what } => write!(f, "{}: {what}", shown(path)),
             Failure::Input(what) => write!(f, "{what}"),
             Failure::Io(what, e) => write!(f, "{what}: {e}"),
         }
     }
+}
+
+/// Text from a file (or a path) made safe to print on one line: control
+/// characters, backslashes and the Unicode line and paragraph separators
+/// become `\u{..}` escapes (a backslash `\\`), so no byte read from a file
+/// can end a line of output or forge one.
+pub(crate) fn escaped(text: &str) -> std::borrow::Cow<'_, str> {
+    let unsafe_char = |c: char| c.is_control() || c == '\\' || c == '\u{2028}' || c == '\u{2029}';
+    if !text.contains(unsafe_char) {
+        return text.into();
+    }
+    let mut s = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\\' => s.push_str("\\\\"),
+            c if unsafe_char(c) => s.extend(c.escape_unicode()),
+            c => s.push(c),
+        }
+    }
+    s.into()
+}
+
+/// A path as printed: lossy UTF-8, escaped as [`escaped`] does.
+pub(crate) fn shown(path: &Path) -> String {
+    escaped(&path.to_string_lossy()).into_owned()
 }
 
 fn main() -> ExitCode {

@@ -1,17 +1,17 @@
 //! `inspect`, `probe` and `verify`: filters in real table files.
 
 use std::fmt::Write as _;
-use std::io::{IsTerminal, Write as _};
+use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use leveldb_filter::{
-    keys_per_filter, looks_internal, probe, variants_for_name, verify_filter, BloomFilterPolicy,
-    BloomStats, Compression, DataBlock, FilterBlock, FilterBlockReader, FilterPolicy, HashVariant,
-    InternalKeyPolicy, KeyFormat, Probe, Table, TableFilter, VariantFound, Verdict, VerifyOptions,
+    probe, variants_for_name, verify_filter, BloomFilterPolicy, BloomStats, FilterBlock,
+    FilterBlockReader, FilterPolicy, HashVariant, InternalKeyPolicy, KeyFormat, KeyStats, Probe,
+    Table, TableFilter, VariantFound, Verdict, VerifyOptions,
 };
 
-use crate::{parse_hex, Failure};
+use crate::{escaped, parse_hex, shown, Failure};
 
 /// `--keys`, `--hash`: what to take as given instead of detecting it.
 #[derive(Args)]
@@ -94,7 +94,7 @@ pub struct VerifyArgs {
     detect: Detect,
 }
 
-/// A table file read whole, with its data blocks' keys.
+/// A table file, read whole.
 struct Loaded {
     bytes: Vec<u8>,
 }
@@ -112,10 +112,11 @@ impl Loaded {
         Ok(Loaded { bytes })
     }
 
-    fn open(&self, path: &Path) -> Result<(Table<'_>, Vec<DataBlock>), Failure> {
+    /// The table and one pass over its keys.
+    fn open(&self, path: &Path) -> Result<(Table<'_>, KeyStats), Failure> {
         let table = Table::new(&self.bytes).map_err(table_error(path))?;
-        let blocks = table.data_blocks().map_err(table_error(path))?;
-        Ok((table, blocks))
+        let stats = table.key_stats().map_err(table_error(path))?;
+        Ok((table, stats))
     }
 }
 
@@ -142,7 +143,7 @@ impl Progress {
     }
     fn at(&self, i: usize, path: &Path) {
         if self.show {
-            eprint!("\r\x1b[K[{}/{}] {}", i + 1, self.total, path.display());
+            eprint!("\r\x1b[K[{}/{}] {}", i + 1, self.total, shown(path));
             let _ = std::io::stderr().flush();
         }
     }
@@ -153,47 +154,80 @@ impl Progress {
     }
 }
 
-/// Runs `each` over the tables, printing its line for each as it goes and
-/// errors on stderr; false if any table failed or `each` said so.
+/// Stdout for one table's report: the progress line goes before its first byte.
+struct Out<'p, W: Write> {
+    inner: W,
+    progress: &'p Progress,
+    started: bool,
+}
+
+impl<W: Write> Write for Out<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if !self.started {
+            self.progress.done();
+            self.started = true;
+        }
+        self.inner.write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Runs `each` over the tables, in order. `each` reads and checks its table
+/// first and only then writes its report, so a table that fails has one line
+/// on stderr and nothing on stdout; the others are still done. False if any
+/// table failed or `each` said so; a failed write to stdout ends the run.
 fn for_each_table(
     tables: &[PathBuf],
-    mut each: impl FnMut(&Path) -> Result<(String, bool), Failure>,
+    mut each: impl FnMut(&Path, &mut dyn Write) -> Result<bool, Failure>,
 ) -> bool {
     let progress = Progress::new(tables.len());
+    let mut stdout = io::BufWriter::new(io::stdout().lock());
     let mut all_ok = true;
     for (i, path) in tables.iter().enumerate() {
         progress.at(i, path);
-        match each(path) {
-            Ok((text, ok)) => {
-                progress.done();
-                let mut stdout = std::io::stdout().lock();
-                if stdout.write_all(text.as_bytes()).is_err() {
-                    return false;
-                }
-                all_ok &= ok;
+        let mut out = Out {
+            inner: &mut stdout,
+            progress: &progress,
+            started: false,
+        };
+        let result = each(path, &mut out).and_then(|ok| {
+            out.flush()
+                .map_err(|e| Failure::Io("writing stdout".into(), e))?;
+            Ok(ok)
+        });
+        progress.done();
+        match result {
+            Ok(ok) => all_ok &= ok,
+            Err(failure @ Failure::Io(..)) => {
+                eprintln!("ldbfilter: {failure}");
+                return false;
             }
             Err(failure) => {
-                progress.done();
                 eprintln!("ldbfilter: {failure}");
                 all_ok = false;
             }
         }
     }
-    progress.done();
     all_ok
 }
 
+fn write_error(e: io::Error) -> Failure {
+    Failure::Io("writing stdout".into(), e)
+}
+
 pub fn verify(args: &VerifyArgs) -> bool {
-    for_each_table(&args.tables, |path| {
+    for_each_table(&args.tables, |path, out| {
         let loaded = Loaded::read(path)?;
-        let (table, blocks) = loaded.open(path)?;
-        let verdict = verify_filter(&table, &blocks, args.detect.options(args.bits_per_key))
+        let (table, stats) = loaded.open(path)?;
+        let verdict = verify_filter(&table, &stats, args.detect.options(args.bits_per_key))
             .map_err(table_error(path))?;
-        let shown = path.display();
-        Ok(match verdict {
-            Verdict::NoFilter => (format!("{shown}: no filter block\n"), true),
+        let path = shown(path);
+        let (line, ok) = match verdict {
+            Verdict::NoFilter => (format!("{path}: no filter block"), true),
             Verdict::UnknownPolicy { name } => (
-                format!("{shown}: MISMATCH unknown filter policy {name}\n"),
+                format!("{path}: MISMATCH unknown filter policy {}", escaped(&name)),
                 false,
             ),
             Verdict::Match {
@@ -202,89 +236,86 @@ pub fn verify(args: &VerifyArgs) -> bool {
                 key_format,
                 bits_per_key,
             } => (
-                format!("{shown}: OK {name} {variant} {key_format} {bits_per_key}\n"),
+                format!("{path}: OK {name} {variant} {key_format} {bits_per_key}"),
                 true,
             ),
-            Verdict::Mismatch { name, difference } => {
-                (format!("{shown}: MISMATCH {name}: {difference}\n"), false)
-            }
-        })
+            Verdict::Mismatch { name, difference } => (
+                format!("{path}: MISMATCH {}: {difference}", escaped(&name)),
+                false,
+            ),
+        };
+        writeln!(out, "{line}").map_err(write_error)?;
+        Ok(ok)
     })
 }
 
-/// The table's key format and filter policy, as verification finds them; when
-/// nothing rebuilds the filter, the likeliest guess.
-fn detect<'a>(
-    table: &Table<'a>,
-    blocks: &[DataBlock],
+/// The table's key format, from `--keys` or the keys' form, and its filter
+/// with the hash variant to read it with: from `--hash`, else the policy
+/// name. Only under `leveldb.BuiltinBloomFilter`, which LevelDB <= 1.17 wrote
+/// signed and goleveldb unsigned, and only when some key hashes differently
+/// under the two, is the filter rebuilt to tell which.
+fn detect<'t, 'a>(
+    table: &'t Table<'a>,
+    stats: &KeyStats,
     detect: &Detect,
-) -> Result<(KeyFormat, Option<FilterFound<'a>>), leveldb_filter::Error> {
+) -> Result<(KeyFormat, Option<FilterFound<'t, 'a>>), leveldb_filter::Error> {
     let options = detect.options(None);
-    let guess_format = options.key_format.unwrap_or(if looks_internal(blocks) {
+    let format = options.key_format.unwrap_or(if stats.looks_internal {
         KeyFormat::Internal
     } else {
         KeyFormat::User
     });
-    let Some(filter) = table.filter_block()? else {
-        return Ok((guess_format, None));
+    let Some(filter) = table.filter_block() else {
+        return Ok((format, None));
     };
-    let named = variants_for_name(&filter.name).unwrap_or(&[]);
-    let guess_variant = options
-        .variant
-        .or(named.first().copied())
-        .unwrap_or_default();
-    let word = |v: HashVariant| match v {
-        HashVariant::Unsigned => "unsigned",
-        HashVariant::Signed => "signed",
-    };
-    let (format, variant, basis) = match verify_filter(table, blocks, options)? {
-        Verdict::Match {
-            variant,
-            key_format,
-            ..
-        } => {
-            let chosen = match variant {
-                VariantFound::Signed => HashVariant::Signed,
-                VariantFound::Unsigned => HashVariant::Unsigned,
-                VariantFound::Either => guess_variant,
-            };
-            let basis = match (options.variant, variant, named.len()) {
-                (Some(_), _, _) => "as given",
-                (_, VariantFound::Either, _) => "no key tells them apart",
-                (_, _, 1) => "from the policy name",
-                _ => "decided from the table's keys",
-            };
-            (key_format, chosen, (variant.to_string(), basis))
-        }
-        Verdict::UnknownPolicy { .. } => (
-            guess_format,
-            guess_variant,
-            ("unknown".to_string(), "unknown policy"),
-        ),
-        _ => (
-            guess_format,
-            guess_variant,
-            (
-                word(guess_variant).to_string(),
-                "a guess: the filter does not rebuild",
-            ),
-        ),
-    };
-    Ok((
-        format,
+    let found = |variant: Option<HashVariant>, what: &str, basis| {
         Some(FilterFound {
             filter,
             variant,
-            basis,
-        }),
-    ))
+            basis: (what.to_string(), basis),
+        })
+    };
+    let Some(named) = variants_for_name(&filter.name) else {
+        return Ok((format, found(None, "unknown", "unknown policy")));
+    };
+    let (variant, what, basis) = match (options.variant, named) {
+        (Some(v), _) => (v, v.to_string(), "as given"),
+        (None, &[v]) => (v, v.to_string(), "from the policy name"),
+        (None, _) if !stats.tells_variants_apart(format) => (
+            named[0],
+            VariantFound::Either.to_string(),
+            "no key tells them apart",
+        ),
+        (None, _) => {
+            let options = VerifyOptions {
+                key_format: Some(format),
+                ..VerifyOptions::default()
+            };
+            match verify_filter(table, stats, options)? {
+                Verdict::Match {
+                    variant: VariantFound::Signed,
+                    ..
+                } => (HashVariant::Signed, "signed".into(), "decided from the table's keys"),
+                Verdict::Match {
+                    variant: VariantFound::Unsigned,
+                    ..
+                } => (HashVariant::Unsigned, "unsigned".into(), "decided from the table's keys"),
+                _ => (
+                    named[0],
+                    named[0].to_string(),
+                    "a guess: the filter does not rebuild",
+                ),
+            }
+        }
+    };
+    Ok((format, found(Some(variant), &what, basis)))
 }
 
 /// A table's filter block and policy, as [`detect`] finds them.
-struct FilterFound<'a> {
-    filter: TableFilter<'a>,
-    /// The variant to read it with.
-    variant: HashVariant,
+struct FilterFound<'t, 'a> {
+    filter: &'t TableFilter<'a>,
+    /// The variant to read it with; `None` for a policy this crate does not know.
+    variant: Option<HashVariant>,
     /// What was found (`unsigned`, `signed`, `unsigned-or-signed`), and how.
     basis: (String, &'static str),
 }
@@ -297,22 +328,20 @@ pub fn probe_keys(args: &ProbeArgs) -> Result<Vec<u8>, Failure> {
         .collect::<Result<Vec<_>, _>>()?;
     let path = &args.table;
     let loaded = Loaded::read(path)?;
-    let (table, blocks) = loaded.open(path)?;
-    let (format, found) = detect(&table, &blocks, &args.detect).map_err(table_error(path))?;
-    let reader = match &found {
-        Some(found) if variants_for_name(&found.filter.name).is_some() => {
-            let bloom = BloomFilterPolicy::new(10).with_hash(found.variant);
-            let policy: Box<dyn FilterPolicy> = match format {
-                KeyFormat::User => Box::new(bloom),
-                KeyFormat::Internal => Box::new(InternalKeyPolicy(bloom)),
-            };
-            Some(FilterBlockReader::new(policy, &found.filter.block.contents))
-        }
-        _ => None,
-    };
+    let (table, stats) = loaded.open(path)?;
+    let (format, found) = detect(&table, &stats, &args.detect).map_err(table_error(path))?;
+    let reader = found.and_then(|found| {
+        let bloom = BloomFilterPolicy::new(10).with_hash(found.variant?);
+        let policy: Box<dyn FilterPolicy> = match format {
+            KeyFormat::User => Box::new(bloom),
+            KeyFormat::Internal => Box::new(InternalKeyPolicy(bloom)),
+        };
+        Some(FilterBlockReader::new(policy, &found.filter.block.contents))
+    });
     let mut out = String::new();
     for (text, key) in args.key_hex.iter().zip(&keys) {
-        let (offset, answer) = match probe(&table, reader.as_ref(), format, key) {
+        let answer = probe(&table, reader.as_ref(), format, key).map_err(table_error(path))?;
+        let (offset, answer) = match answer {
             Probe::PastLastKey => ("-".to_string(), "absent"),
             Probe::Block { offset, may_match } => (
                 offset.to_string(),
@@ -325,144 +354,99 @@ pub fn probe_keys(args: &ProbeArgs) -> Result<Vec<u8>, Failure> {
 }
 
 pub fn inspect(args: &InspectArgs) -> bool {
-    for_each_table(&args.tables, |path| {
+    for_each_table(&args.tables, |path, out| {
         let loaded = Loaded::read(path)?;
-        let (table, blocks) = loaded.open(path)?;
-        let (format, found) = detect(&table, &blocks, &args.detect).map_err(table_error(path))?;
-        let report = Report::new(path, &table, &blocks, format, found);
-        Ok((
-            if args.json {
-                report.json()
-            } else {
-                report.text()
-            },
-            true,
-        ))
+        let (table, stats) = loaded.open(path)?;
+        let (format, found) = detect(&table, &stats, &args.detect).map_err(table_error(path))?;
+        let report = Report {
+            path: shown(path),
+            table: &table,
+            stats: &stats,
+            key_format: format,
+            filter: found,
+        };
+        if args.json {
+            report.json(out)
+        } else {
+            report.text(out)
+        }
+        .map_err(write_error)?;
+        Ok(true)
     })
 }
 
-struct FilterReport {
-    name: String,
-    variant: String,
-    variant_basis: &'static str,
-    offset: u64,
-    size: usize,
-    base_lg: Option<u8>,
-    problem: Option<String>,
-    filters: Vec<BloomStats>,
-}
-
-struct Report {
+/// `inspect`'s report of one table, written as it is computed: a line (or a
+/// JSON object) per filter, with nothing held per filter.
+struct Report<'r, 't, 'a> {
     path: String,
-    file_size: usize,
-    metaindex: (u64, u64),
-    index: (u64, u64),
-    compressions: Vec<Compression>,
-    data_blocks: usize,
-    keys: usize,
+    table: &'r Table<'a>,
+    stats: &'r KeyStats,
     key_format: KeyFormat,
-    filter: Option<FilterReport>,
+    filter: Option<FilterFound<'t, 'a>>,
 }
 
-impl Report {
-    fn new(
-        path: &Path,
-        table: &Table<'_>,
-        blocks: &[DataBlock],
-        key_format: KeyFormat,
-        found: Option<FilterFound<'_>>,
-    ) -> Self {
-        let mut compressions: Vec<Compression> = blocks.iter().map(|b| b.compression).collect();
-        compressions.sort();
-        compressions.dedup();
-        let filter = found.map(|found| {
-            let contents = &found.filter.block.contents[..];
-            let (base_lg, problem, filters) = match FilterBlock::parse(contents) {
-                Ok(parsed) => {
-                    let counts = keys_per_filter(blocks);
-                    let stats = parsed
-                        .filters()
-                        .enumerate()
-                        .map(|(i, f)| BloomStats::new(f, counts.get(i).copied().unwrap_or(0)))
-                        .collect();
-                    (Some(parsed.base_lg()), None, stats)
-                }
-                Err(e) => (None, Some(e.to_string()), Vec::new()),
-            };
-            FilterReport {
-                variant: found.basis.0,
-                variant_basis: found.basis.1,
-                offset: found.filter.block.handle.offset,
-                name: found.filter.name,
-                size: contents.len(),
-                base_lg,
-                problem,
-                filters,
-            }
-        });
-        Report {
-            path: path.display().to_string(),
-            file_size: table.file().len(),
-            metaindex: (
-                table.metaindex_handle().offset,
-                table.metaindex_handle().size,
-            ),
-            index: (table.index_handle().offset, table.index_handle().size),
-            compressions,
-            data_blocks: blocks.len(),
-            keys: blocks.iter().map(|b| b.keys.len()).sum(),
-            key_format,
-            filter,
-        }
-    }
-
+impl Report<'_, '_, '_> {
     fn compressions(&self) -> Vec<String> {
-        self.compressions.iter().map(ToString::to_string).collect()
+        self.stats
+            .compressions
+            .iter()
+            .map(ToString::to_string)
+            .collect()
     }
 
-    fn text(&self) -> String {
-        let mut s = String::new();
-        let _ = writeln!(s, "{}", self.path);
-        let _ = writeln!(s, "  file size        {} bytes", self.file_size);
-        let _ = writeln!(
-            s,
-            "  metaindex        offset {} size {}",
-            self.metaindex.0, self.metaindex.1
-        );
-        let _ = writeln!(
-            s,
-            "  index            offset {} size {}",
-            self.index.0, self.index.1
-        );
-        let _ = writeln!(s, "  compression      {}", self.compressions().join(", "));
-        let _ = writeln!(s, "  data blocks      {}", self.data_blocks);
-        let _ = writeln!(s, "  keys             {}", self.keys);
-        let _ = writeln!(s, "  key format       {}", self.key_format);
-        let Some(f) = &self.filter else {
-            let _ = writeln!(s, "  filter           none");
-            return s;
+    /// The stored filter block parsed, or what is wrong with it.
+    fn parsed(&self) -> Option<Result<FilterBlock<'_>, String>> {
+        let found = self.filter.as_ref()?;
+        Some(FilterBlock::parse(&found.filter.block.contents).map_err(|e| e.to_string()))
+    }
+
+    /// Each stored filter's statistics, with the keys the table puts in it.
+    fn filter_stats<'b>(&self, block: &FilterBlock<'b>) -> impl Iterator<Item = BloomStats> + 'b {
+        let counts = self.stats.keys_per_filter.clone();
+        block
+            .filters()
+            .enumerate()
+            .map(move |(i, f)| BloomStats::new(f, counts.get(i).copied().unwrap_or(0)))
+    }
+
+    fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        let table = self.table;
+        writeln!(out, "{}", self.path)?;
+        writeln!(out, "  file size        {} bytes", table.file().len())?;
+        let (meta, index) = (table.metaindex_handle(), table.index_handle());
+        writeln!(out, "  metaindex        offset {} size {}", meta.offset, meta.size)?;
+        writeln!(out, "  index            offset {} size {}", index.offset, index.size)?;
+        writeln!(out, "  compression      {}", self.compressions().join(", "))?;
+        writeln!(out, "  data blocks      {}", self.stats.data_blocks)?;
+        writeln!(out, "  keys             {}", self.stats.keys)?;
+        writeln!(out, "  key format       {}", self.key_format)?;
+        let Some(found) = &self.filter else {
+            return writeln!(out, "  filter           none");
         };
-        let _ = writeln!(s, "  filter policy    {}", f.name);
-        let _ = writeln!(s, "  hash variant     {} ({})", f.variant, f.variant_basis);
-        let _ = writeln!(s, "  filter block     offset {} size {}", f.offset, f.size);
-        if let Some(problem) = &f.problem {
-            let _ = writeln!(s, "  filter problem   {problem}");
-            return s;
-        }
-        let _ = writeln!(s, "  base_lg          {}", f.base_lg.unwrap_or(0));
-        let _ = writeln!(s, "  filters          {}", f.filters.len());
-        let _ = writeln!(
-            s,
+        let block = &found.filter.block;
+        writeln!(out, "  filter policy    {}", escaped(&found.filter.name))?;
+        writeln!(out, "  hash variant     {} ({})", found.basis.0, found.basis.1)?;
+        let (offset, size) = (block.handle.offset, block.contents.len());
+        writeln!(out, "  filter block     offset {offset} size {size}")?;
+        let parsed = match self.parsed() {
+            Some(Ok(parsed)) => parsed,
+            Some(Err(problem)) => return writeln!(out, "  filter problem   {problem}"),
+            None => return Ok(()),
+        };
+        writeln!(out, "  base_lg          {}", parsed.base_lg())?;
+        writeln!(out, "  filters          {}", parsed.len())?;
+        writeln!(
+            out,
             "  {:>6} {:>6} {:>8} {:>3} {:>8} {:>6} {:>10} {:>8}",
             "filter", "keys", "bits", "k", "bits/key", "set", "est. fpr", "est. keys"
-        );
-        for (i, st) in f.filters.iter().enumerate() {
+        )?;
+        for (i, st) in self.filter_stats(&parsed).enumerate() {
             if st.bits == 0 {
-                let _ = writeln!(s, "  {i:>6} {:>6} {:>8}", st.keys, "empty");
+                writeln!(out, "  {i:>6} {:>6} {:>8}", st.keys, "empty")?;
                 continue;
             }
-            let _ = writeln!(
-                s,
+            writeln!(
+                out,
                 "  {i:>6} {:>6} {:>8} {:>3} {:>8.2} {:>6.3} {:>10.6} {:>8}",
                 st.keys,
                 st.bits,
@@ -471,66 +455,69 @@ impl Report {
                 st.share_set(),
                 st.estimated_fpr(),
                 st.estimated_keys()
-            );
+            )?;
         }
-        s
+        Ok(())
     }
 
-    fn json(&self) -> String {
-        let mut s = String::new();
-        let _ = write!(
-            s,
+    fn json(&self, out: &mut dyn Write) -> io::Result<()> {
+        let table = self.table;
+        let (meta, index) = (table.metaindex_handle(), table.index_handle());
+        write!(
+            out,
             "{{\"path\":{},\"file_size\":{},\"metaindex\":{{\"offset\":{},\"size\":{}}},\"index\":{{\"offset\":{},\"size\":{}}},\"compression\":[{}],\"data_blocks\":{},\"keys\":{},\"key_format\":\"{}\",\"filter\":",
             json_string(&self.path),
-            self.file_size,
-            self.metaindex.0,
-            self.metaindex.1,
-            self.index.0,
-            self.index.1,
+            table.file().len(),
+            meta.offset,
+            meta.size,
+            index.offset,
+            index.size,
             self.compressions().iter().map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(","),
-            self.data_blocks,
-            self.keys,
+            self.stats.data_blocks,
+            self.stats.keys,
             self.key_format
-        );
-        match &self.filter {
-            None => s.push_str("null"),
-            Some(f) => {
-                let _ = write!(
-                    s,
-                    "{{\"policy\":{},\"hash_variant\":{},\"hash_variant_basis\":{},\"offset\":{},\"size\":{},\"base_lg\":{},\"problem\":{},\"filters\":[",
-                    json_string(&f.name),
-                    json_string(&f.variant),
-                    json_string(f.variant_basis),
-                    f.offset,
-                    f.size,
-                    f.base_lg.map_or("null".into(), |b| b.to_string()),
-                    f.problem.as_deref().map_or("null".into(), json_string),
-                );
-                for (i, st) in f.filters.iter().enumerate() {
-                    if i > 0 {
-                        s.push(',');
-                    }
-                    if st.bits == 0 {
-                        let _ = write!(s, "{{\"keys\":{},\"bits\":0}}", st.keys);
-                        continue;
-                    }
-                    let _ = write!(
-                        s,
-                        "{{\"keys\":{},\"bits\":{},\"k\":{},\"bits_per_key\":{},\"share_set\":{},\"estimated_fpr\":{},\"estimated_keys\":{}}}",
-                        st.keys,
-                        st.bits,
-                        st.k,
-                        json_number(st.bits_per_key()),
-                        json_number(st.share_set()),
-                        json_number(st.estimated_fpr()),
-                        json_number(st.estimated_keys())
-                    );
+        )?;
+        let Some(found) = &self.filter else {
+            return writeln!(out, "null}}");
+        };
+        let parsed = self.parsed();
+        let (base_lg, problem) = match &parsed {
+            Some(Ok(parsed)) => (parsed.base_lg().to_string(), "null".to_string()),
+            Some(Err(problem)) => ("null".to_string(), json_string(problem)),
+            None => ("null".to_string(), "null".to_string()),
+        };
+        write!(
+            out,
+            "{{\"policy\":{},\"hash_variant\":{},\"hash_variant_basis\":{},\"offset\":{},\"size\":{},\"base_lg\":{base_lg},\"problem\":{problem},\"filters\":[",
+            json_string(&found.filter.name),
+            json_string(&found.basis.0),
+            json_string(found.basis.1),
+            found.filter.block.handle.offset,
+            found.filter.block.contents.len(),
+        )?;
+        if let Some(Ok(parsed)) = &parsed {
+            for (i, st) in self.filter_stats(parsed).enumerate() {
+                if i > 0 {
+                    out.write_all(b",")?;
                 }
-                s.push_str("]}");
+                if st.bits == 0 {
+                    write!(out, "{{\"keys\":{},\"bits\":0}}", st.keys)?;
+                    continue;
+                }
+                write!(
+                    out,
+                    "{{\"keys\":{},\"bits\":{},\"k\":{},\"bits_per_key\":{},\"share_set\":{},\"estimated_fpr\":{},\"estimated_keys\":{}}}",
+                    st.keys,
+                    st.bits,
+                    st.k,
+                    json_number(st.bits_per_key()),
+                    json_number(st.share_set()),
+                    json_number(st.estimated_fpr()),
+                    json_number(st.estimated_keys())
+                )?;
             }
         }
-        s.push_str("}\n");
-        s
+        writeln!(out, "]}}}}")
     }
 }
 
@@ -542,13 +529,15 @@ fn json_number(x: f64) -> String {
     }
 }
 
+/// A JSON string: quotes, backslashes, control characters and the Unicode
+/// line and paragraph separators escaped.
 fn json_string(text: &str) -> String {
     let mut s = String::from("\"");
     for c in text.chars() {
         match c {
             '"' => s.push_str("\\\""),
             '\\' => s.push_str("\\\\"),
-            c if (c as u32) < 0x20 => {
+            c if c.is_control() || c == '\u{2028}' || c == '\u{2029}' => {
                 let _ = write!(s, "\\u{:04x}", c as u32);
             }
             c => s.push(c),
