@@ -191,13 +191,16 @@ impl FilterSink for StatsPass {
                 && key[key.len() - 8] <= 1
                 && (stats.keys == 1 || compare_internal(&self.previous, key) == Ordering::Less);
             self.previous.clear();
+            self.previous.reserve_exact(key.len());
             self.previous.extend_from_slice(key);
         }
         ControlFlow::Continue(())
     }
 
     fn cut(&mut self, _: usize) -> ControlFlow<String> {
-        self.stats.keys_per_filter.push(std::mem::take(&mut self.pending));
+        self.stats
+            .keys_per_filter
+            .push(std::mem::take(&mut self.pending));
         ControlFlow::Continue(())
     }
 }
@@ -239,24 +242,32 @@ fn rebuilt_len(keys: usize, bits_per_key: usize) -> usize {
 
 /// The first stored filter whose length or k byte `bits_per_key` does not
 /// give for its number of keys, said in words.
-fn size_difference(counts: &[usize], stored: &FilterBlock<'_>, bits_per_key: usize) -> Option<String> {
+fn size_difference(
+    counts: &[usize],
+    stored: &FilterBlock<'_>,
+    bits_per_key: usize,
+) -> Option<String> {
     let k = BloomFilterPolicy::new(bits_per_key).k();
-    counts.iter().zip(stored.filters()).enumerate().find_map(|(i, (&n, filter))| {
-        let want = rebuilt_len(n, bits_per_key);
-        if filter.len() != want {
-            Some(format!(
-                "filter {i} ({n} keys) is {} bytes, {bits_per_key} bits per key make {want}",
-                filter.len()
-            ))
-        } else if n > 0 && usize::from(filter[want - 1]) != k {
-            Some(format!(
-                "filter {i} ({n} keys) has k = {}, {bits_per_key} bits per key make k = {k}",
-                filter[want - 1]
-            ))
-        } else {
-            None
-        }
-    })
+    counts
+        .iter()
+        .zip(stored.filters())
+        .enumerate()
+        .find_map(|(i, (&n, filter))| {
+            let want = rebuilt_len(n, bits_per_key);
+            if filter.len() != want {
+                Some(format!(
+                    "filter {i} ({n} keys) is {} bytes, {bits_per_key} bits per key make {want}",
+                    filter.len()
+                ))
+            } else if n > 0 && usize::from(filter[want - 1]) != k {
+                Some(format!(
+                    "filter {i} ({n} keys) has k = {}, {bits_per_key} bits per key make k = {k}",
+                    filter[want - 1]
+                ))
+            } else {
+                None
+            }
+        })
 }
 
 /// The bits-per-key settings that give every stored filter its length and k

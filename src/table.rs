@@ -427,6 +427,9 @@ const NOT_A_HANDLE: &str = "an entry's value is not a block handle";
 /// The error for keys past [`KEY_EXPANSION`].
 const KEYS_TOO_LONG: &str = "keys expand past 64 times the block's stored size";
 
+/// An entry of a block: its key (in the cursor's buffer) and its value.
+pub type Entry<'k, 'b> = (&'k [u8], &'b [u8]);
+
 /// A cursor over a block's entries, as LevelDB's `Block::Iter`
 /// (table/block.cc): entries `shared | unshared | value length` (varint32s),
 /// the key's unshared bytes and the value, then the restart array (fixed32
@@ -541,7 +544,7 @@ impl<'b> BlockIter<'b> {
 
     /// The first entry on the first call, then each next one; `None` past the
     /// last; the error that ends the walk, if any.
-    pub fn next_entry(&mut self) -> Result<Option<(&[u8], &'b [u8])>, &'static str> {
+    pub fn next_entry(&mut self) -> Result<Option<Entry<'_, 'b>>, &'static str> {
         if self.started {
             self.advance();
         } else {
@@ -643,6 +646,13 @@ impl<'b> BlockIter<'b> {
             }
         }
         self.key.truncate(shared);
+        let len = shared + unshared;
+        if len > self.key.capacity() {
+            // Grow as a Vec does, but not past the block's entries: a key is
+            // made of their bytes, so it is never longer.
+            let grown = (2 * self.key.capacity()).min(self.restarts).max(len);
+            self.key.reserve_exact(grown - shared);
+        }
         self.key.extend_from_slice(&self.data[at..at + unshared]);
         self.value = (at + unshared, at + unshared + value_len);
         self.next = self.value.1;
@@ -673,7 +683,12 @@ fn decode_entry(
         return Err("an entry runs into the restart array");
     }
     let key_at = limit - rest.len();
-    Ok((shared as usize, unshared as usize, value_len as usize, key_at))
+    Ok((
+        shared as usize,
+        unshared as usize,
+        value_len as usize,
+        key_at,
+    ))
 }
 
 /// LevelDB's `crc32c::Unmask`.

@@ -295,11 +295,19 @@ fn detect<'t, 'a>(
                 Verdict::Match {
                     variant: VariantFound::Signed,
                     ..
-                } => (HashVariant::Signed, "signed".into(), "decided from the table's keys"),
+                } => (
+                    HashVariant::Signed,
+                    "signed".into(),
+                    "decided from the table's keys",
+                ),
                 Verdict::Match {
                     variant: VariantFound::Unsigned,
                     ..
-                } => (HashVariant::Unsigned, "unsigned".into(), "decided from the table's keys"),
+                } => (
+                    HashVariant::Unsigned,
+                    "unsigned".into(),
+                    "decided from the table's keys",
+                ),
                 _ => (
                     named[0],
                     named[0].to_string(),
@@ -359,7 +367,7 @@ pub fn inspect(args: &InspectArgs) -> bool {
         let (table, stats) = loaded.open(path)?;
         let (format, found) = detect(&table, &stats, &args.detect).map_err(table_error(path))?;
         let report = Report {
-            path: shown(path),
+            path,
             table: &table,
             stats: &stats,
             key_format: format,
@@ -378,7 +386,7 @@ pub fn inspect(args: &InspectArgs) -> bool {
 /// `inspect`'s report of one table, written as it is computed: a line (or a
 /// JSON object) per filter, with nothing held per filter.
 struct Report<'r, 't, 'a> {
-    path: String,
+    path: &'r Path,
     table: &'r Table<'a>,
     stats: &'r KeyStats,
     key_format: KeyFormat,
@@ -411,11 +419,19 @@ impl Report<'_, '_, '_> {
 
     fn text(&self, out: &mut dyn Write) -> io::Result<()> {
         let table = self.table;
-        writeln!(out, "{}", self.path)?;
+        writeln!(out, "{}", shown(self.path))?;
         writeln!(out, "  file size        {} bytes", table.file().len())?;
         let (meta, index) = (table.metaindex_handle(), table.index_handle());
-        writeln!(out, "  metaindex        offset {} size {}", meta.offset, meta.size)?;
-        writeln!(out, "  index            offset {} size {}", index.offset, index.size)?;
+        writeln!(
+            out,
+            "  metaindex        offset {} size {}",
+            meta.offset, meta.size
+        )?;
+        writeln!(
+            out,
+            "  index            offset {} size {}",
+            index.offset, index.size
+        )?;
         writeln!(out, "  compression      {}", self.compressions().join(", "))?;
         writeln!(out, "  data blocks      {}", self.stats.data_blocks)?;
         writeln!(out, "  keys             {}", self.stats.keys)?;
@@ -425,7 +441,11 @@ impl Report<'_, '_, '_> {
         };
         let block = &found.filter.block;
         writeln!(out, "  filter policy    {}", escaped(&found.filter.name))?;
-        writeln!(out, "  hash variant     {} ({})", found.basis.0, found.basis.1)?;
+        writeln!(
+            out,
+            "  hash variant     {} ({})",
+            found.basis.0, found.basis.1
+        )?;
         let (offset, size) = (block.handle.offset, block.contents.len());
         writeln!(out, "  filter block     offset {offset} size {size}")?;
         let parsed = match self.parsed() {
@@ -466,7 +486,7 @@ impl Report<'_, '_, '_> {
         write!(
             out,
             "{{\"path\":{},\"file_size\":{},\"metaindex\":{{\"offset\":{},\"size\":{}}},\"index\":{{\"offset\":{},\"size\":{}}},\"compression\":[{}],\"data_blocks\":{},\"keys\":{},\"key_format\":\"{}\",\"filter\":",
-            json_string(&self.path),
+            json_string(&self.path.to_string_lossy()),
             table.file().len(),
             meta.offset,
             meta.size,

@@ -1,0 +1,360 @@
+//! No table makes this crate allocate past its size's bound: 16 times the
+//! file's size plus 64 MiB, measured by a global allocator that tracks the
+//! peak of live bytes, over every step `ldbfilter` takes (open, one pass over
+//! the keys, verification with inferred and forced settings, per-filter
+//! statistics, probes). The inputs are crafted tables whose numbers ask for
+//! gigabytes (`crafted/`); each gets an error or a mismatch. Then the same
+//! tables through `ldbfilter` under a 2 GiB address-space limit: exit 0 or 1
+//! and one line naming the file, never an abort.
+
+mod crafted;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::process::Command;
+
+use leveldb_filter::{
+    probe, verify_filter, BloomFilterPolicy, BloomStats, Error, FilterBlock, FilterBlockReader,
+    KeyFormat, Table, Verdict, VerifyOptions,
+};
+
+/// Tracks this thread's live bytes and their peak (the library works on the
+/// caller's thread; tests run on threads of their own).
+struct Peak;
+
+thread_local! {
+    static LIVE: Cell<isize> = const { Cell::new(0) };
+    static PEAK: Cell<isize> = const { Cell::new(0) };
+}
+
+fn grew(by: isize) {
+    let now = LIVE.with(|live| {
+        live.set(live.get() + by);
+        live.get()
+    });
+    PEAK.with(|peak| peak.set(peak.get().max(now)));
+}
+
+// SAFETY: forwards every call to the system allocator unchanged; only counts.
+unsafe impl GlobalAlloc for Peak {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: same contract as ours.
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            grew(layout.size() as isize);
+        }
+        p
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: same contract as ours.
+        let p = unsafe { System.alloc_zeroed(layout) };
+        if !p.is_null() {
+            grew(layout.size() as isize);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        grew(-(layout.size() as isize));
+        // SAFETY: same contract as ours.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: same contract as ours.
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            grew(new_size as isize - layout.size() as isize);
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Peak = Peak;
+
+/// What `f` returns, and the most bytes it had allocated at once.
+fn peak_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    let base = LIVE.with(Cell::get);
+    PEAK.with(|peak| peak.set(base));
+    let out = f();
+    (out, (PEAK.with(Cell::get) - base) as usize)
+}
+
+/// The stated bound: 16 times the file's size plus 64 MiB.
+fn bound(file_len: usize) -> usize {
+    16 * file_len + (64 << 20)
+}
+
+/// Every step `ldbfilter verify`, `inspect` and `probe` take, through the
+/// library; the outcome of each, in words.
+fn every_step(bytes: &[u8]) -> Vec<String> {
+    let table = match Table::new(bytes) {
+        Ok(table) => table,
+        Err(e) => return vec![format!("open: {e}")],
+    };
+    let mut outcomes = Vec::new();
+    let stats = table.key_stats();
+    outcomes.push(match &stats {
+        Ok(stats) => format!("stats: {} keys", stats.keys),
+        Err(e) => format!("stats: {e}"),
+    });
+    if let Ok(stats) = &stats {
+        for bits_per_key in [None, Some(10), Some(1 << 40), Some(usize::MAX)] {
+            let options = VerifyOptions {
+                bits_per_key,
+                ..VerifyOptions::default()
+            };
+            outcomes.push(match verify_filter(&table, stats, options) {
+                Ok(verdict) => format!("verify {bits_per_key:?}: {verdict:?}"),
+                Err(e) => format!("verify {bits_per_key:?}: {e}"),
+            });
+        }
+        if let Some(Ok(block)) = table
+            .filter_block()
+            .map(|f| FilterBlock::parse(&f.block.contents))
+        {
+            let counts = &stats.keys_per_filter;
+            let bits: usize = block
+                .filters()
+                .enumerate()
+                .map(|(i, f)| BloomStats::new(f, counts.get(i).copied().unwrap_or(0)).bits_set)
+                .sum();
+            outcomes.push(format!("stats of {} filters: {bits} bits set", block.len()));
+        }
+    }
+    let policy = BloomFilterPolicy::new(10);
+    let reader = table
+        .filter_block()
+        .map(|f| FilterBlockReader::new(&policy, &f.block.contents));
+    for key in [&b""[..], b"a", b"k", b"kkkk", &[0xff; 9]] {
+        for format in [KeyFormat::User, KeyFormat::Internal] {
+            outcomes.push(match probe(&table, reader.as_ref(), format, key) {
+                Ok(answer) => format!("probe {key:02x?}: {answer:?}"),
+                Err(e) => format!("probe {key:02x?}: {e}"),
+            });
+        }
+    }
+    outcomes
+}
+
+#[test]
+fn no_crafted_table_takes_more_than_its_bound() {
+    for (name, bytes) in crafted::all() {
+        let (outcomes, peak) = peak_during(|| every_step(&bytes));
+        assert!(
+            peak <= bound(bytes.len()),
+            "{name}: {peak} bytes at peak for a file of {}: {outcomes:#?}",
+            bytes.len()
+        );
+        // Each says what is wrong with it; none verifies.
+        assert!(
+            !outcomes.iter().any(|o| o.contains("Match {")),
+            "{name}: {outcomes:#?}"
+        );
+    }
+}
+
+/// The crafted table called `name`.
+fn crafted(name: &str) -> Vec<u8> {
+    crafted::all()
+        .into_iter()
+        .find(|(n, _)| *n == name)
+        .unwrap()
+        .1
+}
+
+fn verdict(bytes: &[u8], bits_per_key: Option<usize>) -> Verdict {
+    let table = Table::new(bytes).unwrap();
+    let stats = table.key_stats().unwrap();
+    let options = VerifyOptions {
+        bits_per_key,
+        ..VerifyOptions::default()
+    };
+    verify_filter(&table, &stats, options).unwrap()
+}
+
+fn difference(verdict: Verdict) -> String {
+    match verdict {
+        Verdict::Mismatch { difference, .. } => difference,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn filters_implying_huge_bits_per_key_are_a_mismatch_found_before_rebuilding() {
+    for name in ["huge-bits-per-key", "large-bits-per-key"] {
+        let bytes = crafted(name);
+        let (found, peak) = peak_during(|| difference(verdict(&bytes, None)));
+        assert_eq!(
+            found, "no bits-per-key setting explains the filters' sizes and k",
+            "{name}"
+        );
+        assert!(peak < 4 * bytes.len(), "{name}: {peak} bytes");
+        // Forced settings that would make filter 0 gigabytes: sized, not built.
+        for bits_per_key in [80_000, 1 << 40, usize::MAX] {
+            let (found, peak) = peak_during(|| difference(verdict(&bytes, Some(bits_per_key))));
+            assert!(
+                found.starts_with("filter 0 (10000 keys) is 0 bytes"),
+                "{name} {bits_per_key}: {found}"
+            );
+            assert!(
+                peak < 4 * bytes.len(),
+                "{name} {bits_per_key}: {peak} bytes"
+            );
+        }
+    }
+}
+
+#[test]
+fn an_offset_array_of_many_filters_is_a_mismatch() {
+    assert_eq!(
+        difference(verdict(&crafted("many-filters"), None)),
+        "250000 filters stored, 1 rebuilt"
+    );
+}
+
+#[test]
+fn keys_that_expand_past_their_budget_are_an_error_in_every_block() {
+    let expand = |e: &Error| e.to_string().contains("keys expand past 64 times");
+    let data = crafted("data-key-bomb");
+    let table = Table::new(&data).unwrap();
+    assert!(expand(&table.key_stats().unwrap_err()));
+    let metaindex = Table::new(&crafted("metaindex-key-bomb")).unwrap_err();
+    assert!(
+        expand(&metaindex) && metaindex.to_string().starts_with("corrupt metaindex block"),
+        "{metaindex}"
+    );
+    // The index: a probe for a key after the long keys scans them all.
+    let index = crafted("index-key-bomb");
+    let table = Table::new(&index).unwrap();
+    let err = probe::<BloomFilterPolicy>(&table, None, KeyFormat::User, b"z").unwrap_err();
+    assert!(
+        expand(&err) && err.to_string().starts_with("corrupt index block"),
+        "{err}"
+    );
+    // One before them is found at once, as LevelDB finds it.
+    let found = probe::<BloomFilterPolicy>(&table, None, KeyFormat::User, b"a").unwrap();
+    assert!(matches!(
+        found,
+        leveldb_filter::Probe::Block { offset: 0, .. }
+    ));
+}
+
+#[test]
+fn snappy_blocks_are_uncompressed_only_within_their_limits() {
+    let bytes = crafted("snappy-expands");
+    let table = Table::new(&bytes).unwrap();
+    let (err, peak) = peak_during(|| table.key_stats().unwrap_err());
+    match err {
+        Error::LimitExceeded { found, limit, .. } => {
+            // The block's length header: one 16 MiB key, its entry header
+            // (6 bytes) and one restart point (8 bytes).
+            assert_eq!(found, (16 << 20) + 14);
+            assert_eq!(limit, 2 * bytes.len() as u64 + (8 << 20));
+        }
+        other => panic!("{other}"),
+    }
+    assert!(peak < 1 << 20, "refused before uncompressing: {peak} bytes");
+    let claim = crafted("snappy-claims-4g");
+    let err = Table::new(&claim).unwrap().key_stats().unwrap_err();
+    assert!(
+        err.to_string().contains("larger than the data allows"),
+        "{err}"
+    );
+}
+
+#[test]
+fn bad_restart_counts_and_handles_are_errors() {
+    for (name, want) in [
+        ("restart-count", "restart array larger than the block"),
+        (
+            "repeated-handles",
+            "data block handles overlap or go backwards",
+        ),
+        ("handle-past-end", "runs past the end of the file"),
+    ] {
+        let bytes = crafted(name);
+        let err = Table::new(&bytes).unwrap().key_stats().unwrap_err();
+        assert!(err.to_string().contains(want), "{name}: {err}");
+    }
+}
+
+fn ldbfilter_limited(args: &[&str]) -> std::process::Output {
+    // 2 GiB of address space, as a user's `ulimit -v 2097152`.
+    Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 2097152 && exec \"$@\"")
+        .arg("sh")
+        .arg(env!("CARGO_BIN_EXE_ldbfilter"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn every_command_answers_each_crafted_table_in_one_line_under_a_memory_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, bytes) in crafted::all() {
+        let path = dir.path().join(format!("{name}.ldb"));
+        std::fs::write(&path, &bytes).unwrap();
+        let path = path.to_str().unwrap();
+        for command in [
+            &["verify", path][..],
+            &["inspect", path],
+            &["probe", path, "6b", "7a"],
+        ] {
+            let out = ldbfilter_limited(command);
+            let (stdout, stderr) = (
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr),
+            );
+            let said = format!("{name} {:?}: {stdout}{stderr}", command[0]);
+            match out.status.code() {
+                Some(0) if command[0] == "probe" => assert_eq!(stdout.lines().count(), 2, "{said}"),
+                Some(0) => assert!(stdout.starts_with(path), "{said}"),
+                Some(1) if stderr.is_empty() => {
+                    // verify's verdict, on its one line.
+                    assert_eq!(stdout.lines().count(), 1, "{said}");
+                    assert!(stdout.starts_with(&format!("{path}: MISMATCH")), "{said}");
+                }
+                Some(1) => {
+                    assert_eq!(stderr.lines().count(), 1, "{said}");
+                    assert!(
+                        stderr.starts_with(&format!("ldbfilter: {path}: ")),
+                        "{said}"
+                    );
+                    assert!(stdout.is_empty(), "{said}");
+                }
+                _ => panic!("{said}: {:?}", out.status),
+            }
+        }
+    }
+}
+
+#[test]
+fn a_name_from_the_file_cannot_add_a_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("newline-in-name.ldb");
+    std::fs::write(&path, crafted("newline-in-name")).unwrap();
+    let path = path.to_str().unwrap();
+    let out = ldbfilter_limited(&["verify", path]);
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        format!(
+            "{path}: MISMATCH unknown filter policy leveldb.BuiltinBloomFilter2\\u{{a}}FAKE: OK\n"
+        )
+    );
+    let out = ldbfilter_limited(&["inspect", path]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("  filter policy    leveldb.BuiltinBloomFilter2\\u{a}FAKE: OK\n")
+            && !text.lines().any(|l| l.starts_with("FAKE")),
+        "{text}"
+    );
+    let out = ldbfilter_limited(&["inspect", "--json", path]);
+    let json = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(json.lines().count(), 1, "{json}");
+    assert!(
+        json.contains(r#""policy":"leveldb.BuiltinBloomFilter2\u000aFAKE: OK""#),
+        "{json}"
+    );
+}
