@@ -504,6 +504,14 @@ struct RebuildPass<'s> {
 impl FilterSink for RebuildPass<'_> {
     fn key(&mut self, key: &[u8]) -> ControlFlow<String> {
         let filter = self.stored.filter(self.cuts).unwrap_or_default();
+        if filter.len() < 2 {
+            // `size_difference` rules this out; said, not assumed.
+            return ControlFlow::Break(format!(
+                "filter {} holds keys but is {} bytes",
+                self.cuts,
+                filter.len()
+            ));
+        }
         let setter = self.gathering.get_or_insert_with(|| {
             self.array.clear();
             self.array.resize(filter.len().saturating_sub(1), 0);
