@@ -39,10 +39,9 @@
 //! same answers as one at a time. The Bloom policy hashes them 16 at a time
 //! and probes without branching, an absent key about two probes instead of
 //! k, with AVX-512 where the CPU has it (chosen at
-//! run time; single lookups use AVX2 where that is all there is; the scalar
-//! code is the reference the SIMD code is tested against, and
-//! `LEVELDB_FILTER_KERNEL=scalar` in the environment selects it, `avx2` the
-//! AVX2 code):
+//! run time; other CPUs run the scalar code, which is also the reference the
+//! SIMD code is tested against; `LEVELDB_FILTER_KERNEL=scalar` in the
+//! environment selects it, `avx2` the AVX2 single lookups):
 //!
 //! ```
 //! use leveldb_filter::{BloomFilterPolicy, FilterPolicy};
