@@ -575,6 +575,51 @@ mod tests {
             .quickcheck(prop as fn(Vec<Vec<u8>>, Vec<Vec<u8>>, u8, bool) -> bool);
     }
 
+    /// Filters of keys of one length (the AVX2 kernel's work), every length
+    /// 0..=80, both variants, any bits per key: every SIMD kernel this CPU
+    /// runs makes the scalar code's bytes.
+    #[test]
+    fn kernels_agree_on_filters_of_one_length() {
+        use crate::BloomFilterPolicy;
+        fn prop(len: u8, n: u16, seed: u64, bits: u8, signed: bool) -> bool {
+            let (len, n) = (usize::from(len % 81), usize::from(n % 300));
+            let mut x = seed | 1;
+            let keys: Vec<Vec<u8>> = (0..n)
+                .map(|_| {
+                    (0..len)
+                        .map(|_| {
+                            x ^= x << 13;
+                            x ^= x >> 7;
+                            x ^= x << 17;
+                            x as u8
+                        })
+                        .collect()
+                })
+                .collect();
+            let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+            let variant = if signed {
+                HashVariant::Signed
+            } else {
+                HashVariant::Unsigned
+            };
+            let policy = BloomFilterPolicy::new(usize::from(bits % 51)).with_hash(variant);
+            let mut want = Vec::new();
+            policy.create_with(Kernel::Scalar, &refs, &mut want);
+            Kernel::all_simd().into_iter().all(|kernel| {
+                let mut got = Vec::new();
+                policy.create_with(kernel, &refs, &mut got);
+                got == want
+            })
+        }
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") {
+            assert!(Kernel::all_simd().contains(&Kernel::Avx2));
+        }
+        QuickCheck::new()
+            .tests(3_000)
+            .quickcheck(prop as fn(u8, u16, u64, u8, bool) -> bool);
+    }
+
     /// Single lookups on any bytes: every k byte (0 to 30 probed, others
     /// answered), filters from empty on with bits set at random (small ones
     /// have probes on their last bytes, where the kernel reads the array's

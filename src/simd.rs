@@ -1,6 +1,8 @@
 //! Runtime CPU dispatch for the Bloom filter's batch work, with AVX-512F where
-//! the CPU has it: 16 keys to a vector, two vectors at a time. (Single
-//! lookups also have an AVX2 version, for CPUs without AVX-512.)
+//! the CPU has it: 16 keys to a vector, two vectors at a time. Without
+//! AVX-512, filters of keys of one length are made with AVX2 (`avx2`: eight
+//! keys hashed at once from 16-byte chunks, positions from doubles, bits set
+//! a group behind); the rest is the scalar code's.
 //!
 //! - Hashing: keys of one length are loaded 16 bytes at a time and
 //!   transposed, two groups' chains of multiplies interleaved. In a window of
@@ -50,8 +52,8 @@ static KERNEL: AtomicU8 = AtomicU8::new(0);
 pub(crate) enum Kernel {
     /// Plain Rust.
     Scalar,
-    /// AVX2 (x86-64): single lookups, their probes gathered; filters and
-    /// batches take the scalar code. Only when asked for: see `decide`.
+    /// AVX2 (x86-64): filters of keys of one length. Single lookups and
+    /// batches take the scalar code (see `decide`).
     Avx2,
     /// AVX-512F and VL (x86-64).
     Avx512,
@@ -63,12 +65,13 @@ impl Kernel {
     /// rule out the SIMD code; `avx2` is taken only where the CPU has it).
     /// Decided once per process; inlined, as every single lookup asks.
     ///
-    /// AVX2 is never the default: its one piece of work, single lookups with
-    /// the probes' words gathered, loses to the scalar lookup's early exit
-    /// where gathers are slow (AMD Zen 2 and 3; Intel Skylake to Tiger Lake
-    /// since the 2023 "Downfall" microcode). On a Zen 3 EPYC (family 25,
-    /// model 1) it took 20 ns a lookup where the scalar code took 16 and
-    /// LevelDB 18. A CPU with AVX2 and without AVX-512 runs the scalar code.
+    /// With AVX2 and not AVX-512, only the making of filters is vectorized:
+    /// keys of one length hashed eight at a time with no gathers, which are
+    /// slow on many such cores (AMD Zen 2 and 3; Intel Skylake to Tiger Lake
+    /// since the 2023 "Downfall" microcode). A single lookup whose probes'
+    /// words were gathered lost there to the scalar lookup's early exit (20
+    /// ns a lookup against 16, LevelDB 18, on a Zen 3 EPYC of family 25,
+    /// model 1), and keys of mixed lengths hash no faster eight at a time.
     #[inline]
     pub(crate) fn detect() -> Kernel {
         match KERNEL.load(Ordering::Relaxed) {
@@ -88,6 +91,7 @@ impl Kernel {
             "avx2" if avx2_available() => Kernel::Avx2,
             "avx2" => Kernel::Scalar,
             _ if avx512_available() => Kernel::Avx512,
+            _ if avx2_available() => Kernel::Avx2,
             _ => Kernel::Scalar,
         };
         let code = match kernel {
@@ -117,7 +121,7 @@ impl Kernel {
     /// times per key: the SIMD reduction needs `0 < bits <= 2^31`.
     #[inline]
     fn handles(self, bytes: usize, k: usize) -> bool {
-        self == Kernel::Avx512 && bytes > 0 && bytes <= 1 << 28 && k > 0
+        self != Kernel::Scalar && bytes > 0 && bytes <= 1 << 28 && k > 0
     }
 }
 
@@ -208,9 +212,14 @@ pub(crate) fn insert(
     }
     #[cfg(target_arch = "x86_64")]
     {
-        // SAFETY: the kernel is Avx512 only when the CPU has AVX-512F and VL;
-        // `handles` checked 0 < array.len() <= 2^28 and k > 0.
-        unsafe { avx512::insert(keys, variant, k, array) };
+        // SAFETY: the kernel is Avx512 only when the CPU has AVX-512F and VL,
+        // Avx2 only when it has AVX2; `handles` checked 0 < array.len() <=
+        // 2^28 and k > 0.
+        match kernel {
+            Kernel::Avx512 => unsafe { avx512::insert(keys, variant, k, array) },
+            _ if !avx2::one_length(keys) => return false,
+            _ => unsafe { avx2::insert(keys, variant, k, array) },
+        }
         true
     }
     #[cfg(not(target_arch = "x86_64"))]
@@ -231,7 +240,8 @@ pub(crate) fn contains(
     array: &[u8],
     out: &mut [bool],
 ) -> bool {
-    if !kernel.handles(array.len(), k) || array.len() < 4 || keys.len() != out.len() {
+    let handled = kernel == Kernel::Avx512 && kernel.handles(array.len(), k);
+    if !handled || array.len() < 4 || keys.len() != out.len() {
         return false;
     }
     #[cfg(target_arch = "x86_64")]
@@ -262,26 +272,17 @@ pub(crate) fn key_may_match(
     filter: &[u8],
     scalar: impl FnOnce() -> bool,
 ) -> bool {
-    if kernel == Kernel::Scalar {
-        return scalar();
-    }
     #[cfg(target_arch = "x86_64")]
     {
-        // One call site for both SIMD kernels: the caller's scalar lookup,
-        // inlined, is laid out worse with one for each.
-        type Lookup<F> = unsafe fn(&[u8], HashVariant, &[u8], F) -> bool;
-        let lookup: Lookup<_> = if kernel == Kernel::Avx512 {
-            avx512::key_may_match
-        } else {
-            avx2::key_may_match
-        };
-        // SAFETY: the kernel is Avx512 only when the CPU has AVX-512F and VL,
-        // Avx2 only when it has AVX2.
-        unsafe { lookup(key, variant, filter, scalar) }
+        if kernel != Kernel::Avx512 {
+            return scalar();
+        }
+        // SAFETY: the kernel is Avx512 only when the CPU has AVX-512F and VL.
+        unsafe { avx512::key_may_match(key, variant, filter, scalar) }
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let _ = (key, variant, filter);
+        let _ = (kernel, key, variant, filter);
         scalar()
     }
 }
@@ -355,55 +356,195 @@ mod avx2 {
     use super::SEED;
     use crate::HashVariant;
 
-    /// See `super::key_may_match`: eight probes to a vector.
+    /// `h % bits` for one filter's `0 < bits <= 2^31`, eight lanes at a
+    /// time, the quotient from doubles (AVX2 has no unsigned conversions).
+    struct Reducer {
+        /// Just under `1 / bits`, so that quotients are never too large.
+        inv: __m256d,
+        bits: __m256i,
+    }
+
+    impl Reducer {
+        #[inline]
+        #[target_feature(enable = "avx2")]
+        fn new(bits: u64) -> Reducer {
+            Reducer {
+                inv: _mm256_set1_pd(super::inverse(bits)),
+                bits: _mm256_set1_epi32(bits as u32 as i32),
+            }
+        }
+
+        /// As the AVX-512 `Reducer::rem16`: `h - q * bits` is in
+        /// `[0, 2 * bits)`, and one unsigned minimum ends it.
+        #[inline]
+        #[target_feature(enable = "avx2")]
+        fn rem8(&self, h: __m256i) -> __m256i {
+            // h as a double: its top bit flipped, converted as signed, plus
+            // 2^31 (exact). The quotient is below 2^26: it fits the signed
+            // conversion back.
+            let flipped = _mm256_xor_si256(h, _mm256_set1_epi32(i32::MIN));
+            let q = _mm256_set_m128i(
+                self.quotient4(_mm256_extracti128_si256::<1>(flipped)),
+                self.quotient4(_mm256_castsi256_si128(flipped)),
+            );
+            let r = _mm256_sub_epi32(h, _mm256_mullo_epi32(q, self.bits));
+            _mm256_min_epu32(r, _mm256_sub_epi32(r, self.bits))
+        }
+
+        /// `floor(h * inv)` for four lanes of `h` with its top bit flipped.
+        #[inline]
+        #[target_feature(enable = "avx2")]
+        fn quotient4(&self, flipped: __m128i) -> __m128i {
+            let x = _mm256_add_pd(_mm256_cvtepi32_pd(flipped), _mm256_set1_pd(2147483648.0));
+            _mm256_cvttpd_epi32(_mm256_mul_pd(x, self.inv))
+        }
+    }
+
+    const M: i32 = 0xc6a4a793_u32 as i32;
+
+    /// See `super::insert`: eight keys at a time. Eight keys of one length
+    /// hash together, their 16-byte chunks loaded and transposed (no
+    /// gathers, which are slow on many AVX2 cores); others one by one. The
+    /// eight keys' probe positions come a probe at a time from doubles and
+    /// their bits are set by scalar read-modify-writes.
     ///
     /// # Safety
-    /// The CPU must have AVX2.
+    /// The CPU must have AVX2; `0 < array.len() <= 2^28`.
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn key_may_match(
-        key: &[u8],
-        variant: HashVariant,
-        filter: &[u8],
-        scalar: impl FnOnce() -> bool,
-    ) -> bool {
-        let Some((array, k)) = super::probed(filter) else {
-            return scalar();
-        };
-        let h = crate::hash(key, SEED, variant);
-        let bits = array.len() as u64 * 8;
-        let inv = _mm256_set1_pd(super::inverse(bits));
-        let bits = _mm256_set1_epi32(bits as u32 as i32);
-        let last_word = _mm256_set1_epi32((array.len() - 4) as i32);
-        let (zero, one) = (_mm256_setzero_si256(), _mm256_set1_epi32(1));
-        let lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-        super::by_eights(h, k, |h: __m256i, probes: usize| {
-            // h as a double: its top bit flipped, converted as signed,
-            // plus 2^31 (exact). The quotient is below 2^26: it fits the
-            // signed conversion back.
-            let flipped = _mm256_xor_si256(h, _mm256_set1_epi32(i32::MIN));
-            let quotient4 = |half: __m128i| {
-                let x = _mm256_add_pd(_mm256_cvtepi32_pd(half), _mm256_set1_pd(2147483648.0));
-                _mm256_cvttpd_epi32(_mm256_mul_pd(x, inv))
-            };
-            let q = _mm256_set_m128i(
-                quotient4(_mm256_extracti128_si256::<1>(flipped)),
-                quotient4(_mm256_castsi256_si128(flipped)),
-            );
-            // As in `Reducer::rem16`: h - q * bits is in [0, 2 * bits).
-            let r = _mm256_sub_epi32(h, _mm256_mullo_epi32(q, bits));
-            let pos = _mm256_min_epu32(r, _mm256_sub_epi32(r, bits));
-            let at = _mm256_min_epu32(_mm256_srli_epi32::<3>(pos), last_word);
-            let bit = _mm256_sub_epi32(pos, _mm256_slli_epi32::<3>(at));
-            let active = _mm256_cmpgt_epi32(_mm256_set1_epi32(probes as i32), lanes);
-            // SAFETY: every active lane reads 4 bytes from `at <=
-            // array.len() - 4`; the others read nothing.
-            let word = unsafe {
-                _mm256_mask_i32gather_epi32::<1>(zero, array.as_ptr().cast(), at, active)
-            };
-            let clear =
-                _mm256_cmpeq_epi32(_mm256_and_si256(word, _mm256_sllv_epi32(one, bit)), zero);
-            _mm256_testz_si256(clear, active) != 0
-        })
+    pub(super) unsafe fn insert(keys: &[&[u8]], variant: HashVariant, k: usize, array: &mut [u8]) {
+        let reducer = Reducer::new(array.len() as u64 * 8);
+        // Rows of positions are stored a group ahead of the bits they set:
+        // a row read at once after its store waits on it.
+        let mut rows = [[[0u32; 8]; 30]; 2];
+        let mut ready = 0;
+        for (g, group) in keys.chunks(8).enumerate() {
+            let h = hash8(group, variant);
+            let delta = _mm256_or_si256(_mm256_srli_epi32::<17>(h), _mm256_slli_epi32::<15>(h));
+            let mut h = h;
+            for row in &mut rows[g % 2][..k] {
+                // SAFETY: `row` is 32 bytes.
+                unsafe { _mm256_storeu_si256(row.as_mut_ptr().cast(), reducer.rem8(h)) };
+                h = _mm256_add_epi32(h, delta);
+            }
+            if g > 0 {
+                set_rows(array, &rows[(g + 1) % 2][..k], 8);
+            }
+            ready = group.len();
+        }
+        let groups = keys.len().div_ceil(8);
+        if groups > 0 {
+            set_rows(array, &rows[(groups + 1) % 2][..k], ready);
+        }
+    }
+
+    /// Sets the bits at the first `lanes` positions of each row.
+    #[inline]
+    fn set_rows(array: &mut [u8], rows: &[[u32; 8]], lanes: usize) {
+        for row in rows {
+            for &pos in &row[..lanes] {
+                array[(pos / 8) as usize] |= 1 << (pos % 8);
+            }
+        }
+    }
+
+    /// Whether `keys` (at least one) look like keys of one length, from a
+    /// sample of 64 spread over them. Hashing eight at once pays only for
+    /// keys of one length: keys of mixed lengths, hashed one by one and
+    /// placed in vectors, made filters 4-7% slower than the scalar code on a
+    /// Zen 3. A key the sample misses is still hashed right (`hash8`).
+    pub(super) fn one_length(keys: &[&[u8]]) -> bool {
+        let len = keys[0].len();
+        keys.iter()
+            .step_by((keys.len() / 64).max(1))
+            .all(|key| key.len() == len)
+    }
+
+    /// LevelDB's `Hash` of up to eight keys, in lanes; lanes past the keys
+    /// hold no hash.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn hash8(keys: &[&[u8]], variant: HashVariant) -> __m256i {
+        if let [first, ..] = keys {
+            if keys.len() == 8 && keys.iter().all(|key| key.len() == first.len()) {
+                return hash_same8(keys, first.len(), variant);
+            }
+        }
+        let mut hashes = [0u32; 8];
+        for (h, key) in hashes.iter_mut().zip(keys) {
+            *h = crate::hash(key, SEED, variant);
+        }
+        // SAFETY: `hashes` is 32 bytes.
+        unsafe { _mm256_loadu_si256(hashes.as_ptr().cast()) }
+    }
+
+    /// LevelDB's `Hash` of eight keys of `len` bytes each.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn hash_same8(keys: &[&[u8]], len: usize, variant: HashVariant) -> __m256i {
+        let mut h = _mm256_set1_epi32((SEED ^ (len as u32).wrapping_mul(M as u32)) as i32);
+        // Whole 16-byte chunks: key j's chunk in lane half j / 4 of a[j % 4],
+        // then a 4x4 transpose in each half gives word t of every key.
+        let mut at = 0;
+        while at + 16 <= len {
+            let a = [
+                _mm256_set_m128i(load16(keys[4], at), load16(keys[0], at)),
+                _mm256_set_m128i(load16(keys[5], at), load16(keys[1], at)),
+                _mm256_set_m128i(load16(keys[6], at), load16(keys[2], at)),
+                _mm256_set_m128i(load16(keys[7], at), load16(keys[3], at)),
+            ];
+            let t0 = _mm256_unpacklo_epi32(a[0], a[1]);
+            let t1 = _mm256_unpackhi_epi32(a[0], a[1]);
+            let t2 = _mm256_unpacklo_epi32(a[2], a[3]);
+            let t3 = _mm256_unpackhi_epi32(a[2], a[3]);
+            h = round(h, _mm256_unpacklo_epi64(t0, t2));
+            h = round(h, _mm256_unpackhi_epi64(t0, t2));
+            h = round(h, _mm256_unpacklo_epi64(t1, t3));
+            h = round(h, _mm256_unpackhi_epi64(t1, t3));
+            at += 16;
+        }
+        // Whole words left, then the tail.
+        let mut words = [0u32; 8];
+        while at + 4 <= len {
+            for (word, key) in words.iter_mut().zip(keys) {
+                *word = u32::from_le_bytes([key[at], key[at + 1], key[at + 2], key[at + 3]]);
+            }
+            h = round(h, load8(&words));
+            at += 4;
+        }
+        if at == len {
+            return h;
+        }
+        for (word, key) in words.iter_mut().zip(keys) {
+            *word = crate::hash::tail(key, variant);
+        }
+        let h = _mm256_mullo_epi32(_mm256_add_epi32(h, load8(&words)), _mm256_set1_epi32(M));
+        _mm256_xor_si256(h, _mm256_srli_epi32::<24>(h))
+    }
+
+    /// One round of LevelDB's `Hash` in eight lanes: `h = (h + w) * m`,
+    /// then `h ^= h >> 16`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn round(h: __m256i, w: __m256i) -> __m256i {
+        let h = _mm256_mullo_epi32(_mm256_add_epi32(h, w), _mm256_set1_epi32(M));
+        _mm256_xor_si256(h, _mm256_srli_epi32::<16>(h))
+    }
+
+    /// Bytes `at..at + 16` of `key`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn load16(key: &[u8], at: usize) -> __m128i {
+        let bytes: &[u8; 16] = key[at..at + 16].try_into().expect("16 bytes");
+        // SAFETY: `bytes` is 16 bytes.
+        unsafe { _mm_loadu_si128(bytes.as_ptr().cast()) }
+    }
+
+    /// Eight words as a vector.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn load8(words: &[u32; 8]) -> __m256i {
+        // SAFETY: `words` is 32 bytes.
+        unsafe { _mm256_loadu_si256(words.as_ptr().cast()) }
     }
 }
 
