@@ -575,11 +575,11 @@ mod tests {
             .quickcheck(prop as fn(Vec<Vec<u8>>, Vec<Vec<u8>>, u8, bool) -> bool);
     }
 
-    /// Filters of keys of one length (the AVX2 kernel's work), every length
-    /// 0..=80, both variants, any bits per key: every SIMD kernel this CPU
-    /// runs makes the scalar code's bytes.
+    /// Filters and batches of keys of one length (the AVX2 kernel's work),
+    /// every length 0..=80, both variants, any bits per key: every SIMD
+    /// kernel this CPU runs makes the scalar code's bytes and answers.
     #[test]
-    fn kernels_agree_on_filters_of_one_length() {
+    fn kernels_agree_on_keys_of_one_length() {
         use crate::BloomFilterPolicy;
         fn prop(len: u8, n: u16, seed: u64, bits: u8, signed: bool) -> bool {
             let (len, n) = (usize::from(len % 81), usize::from(n % 300));
@@ -605,10 +605,27 @@ mod tests {
             let policy = BloomFilterPolicy::new(usize::from(bits % 51)).with_hash(variant);
             let mut want = Vec::new();
             policy.create_with(Kernel::Scalar, &refs, &mut want);
+            // Each key, and each key with its first byte changed (mostly absent).
+            let others: Vec<Vec<u8>> = keys
+                .iter()
+                .filter(|k| !k.is_empty())
+                .map(|k| [&[k[0] ^ 0x5a][..], &k[1..]].concat())
+                .collect();
+            let probes: Vec<&[u8]> = refs
+                .iter()
+                .copied()
+                .chain(others.iter().map(Vec::as_slice))
+                .collect();
+            let answers: Vec<bool> = probes
+                .iter()
+                .map(|p| policy.single_with(Kernel::Scalar, p, &want))
+                .collect();
             Kernel::all_simd().into_iter().all(|kernel| {
                 let mut got = Vec::new();
                 policy.create_with(kernel, &refs, &mut got);
-                got == want
+                let mut batch = vec![false; probes.len()];
+                policy.batch_with(kernel, &probes, &want, &mut batch);
+                got == want && batch == answers
             })
         }
         #[cfg(target_arch = "x86_64")]

@@ -240,14 +240,18 @@ pub(crate) fn contains(
     array: &[u8],
     out: &mut [bool],
 ) -> bool {
-    let handled = kernel == Kernel::Avx512 && kernel.handles(array.len(), k);
-    if !handled || array.len() < 4 || keys.len() != out.len() {
+    if !kernel.handles(array.len(), k) || array.len() < 4 || keys.len() != out.len() {
         return false;
     }
     #[cfg(target_arch = "x86_64")]
     {
-        // SAFETY: as in `insert`, and 4 <= array.len().
-        unsafe { avx512::contains(keys, variant, k, array, out) };
+        // SAFETY: as in `insert`, and 4 <= array.len(), out.len() ==
+        // keys.len().
+        match kernel {
+            Kernel::Avx512 => unsafe { avx512::contains(keys, variant, k, array, out) },
+            _ if !avx2::one_length(keys) => return false,
+            _ => unsafe { avx2::contains(keys, variant, k, array, out) },
+        }
         true
     }
     #[cfg(not(target_arch = "x86_64"))]
@@ -418,14 +422,7 @@ mod avx2 {
         let mut rows = [[[0u32; 8]; 30]; 2];
         let mut ready = 0;
         for (g, group) in keys.chunks(8).enumerate() {
-            let h = hash8(group, variant);
-            let delta = _mm256_or_si256(_mm256_srli_epi32::<17>(h), _mm256_slli_epi32::<15>(h));
-            let mut h = h;
-            for row in &mut rows[g % 2][..k] {
-                // SAFETY: `row` is 32 bytes.
-                unsafe { _mm256_storeu_si256(row.as_mut_ptr().cast(), reducer.rem8(h)) };
-                h = _mm256_add_epi32(h, delta);
-            }
+            positions(&reducer, hash8(group, variant), &mut rows[g % 2][..k]);
             if g > 0 {
                 set_rows(array, &rows[(g + 1) % 2][..k], 8);
             }
@@ -434,6 +431,64 @@ mod avx2 {
         let groups = keys.len().div_ceil(8);
         if groups > 0 {
             set_rows(array, &rows[(groups + 1) % 2][..k], ready);
+        }
+    }
+
+    /// See `super::contains`: as `insert`, eight keys at a time, each key's
+    /// bits tested a group after its rows of positions were stored, all k
+    /// of them, with no branch on the bits.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2; `0 < array.len() <= 2^28`;
+    /// `out.len() == keys.len()`.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn contains(
+        keys: &[&[u8]],
+        variant: HashVariant,
+        k: usize,
+        array: &[u8],
+        out: &mut [bool],
+    ) {
+        let reducer = Reducer::new(array.len() as u64 * 8);
+        let mut rows = [[[0u32; 8]; 30]; 2];
+        for (g, group) in keys.chunks(8).enumerate() {
+            positions(&reducer, hash8(group, variant), &mut rows[g % 2][..k]);
+            if g > 0 {
+                test_rows(array, &rows[(g + 1) % 2][..k], &mut out[8 * (g - 1)..8 * g]);
+            }
+        }
+        let groups = keys.len().div_ceil(8);
+        if groups > 0 {
+            let last = &mut out[8 * (groups - 1)..];
+            test_rows(array, &rows[(groups + 1) % 2][..k], last);
+        }
+    }
+
+    /// Stores the positions of the probes of eight keys hashed to `h`, a row
+    /// per probe.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn positions(reducer: &Reducer, h: __m256i, rows: &mut [[u32; 8]]) {
+        let delta = _mm256_or_si256(_mm256_srli_epi32::<17>(h), _mm256_slli_epi32::<15>(h));
+        let mut h = h;
+        for row in rows {
+            // SAFETY: `row` is 32 bytes.
+            unsafe { _mm256_storeu_si256(row.as_mut_ptr().cast(), reducer.rem8(h)) };
+            h = _mm256_add_epi32(h, delta);
+        }
+    }
+
+    /// For each of the `out.len()` first lanes, whether every row's bit is
+    /// set.
+    #[inline]
+    fn test_rows(array: &[u8], rows: &[[u32; 8]], out: &mut [bool]) {
+        for (lane, answer) in out.iter_mut().enumerate() {
+            let mut all = true;
+            for row in rows {
+                let pos = row[lane];
+                all &= array[(pos / 8) as usize] & (1 << (pos % 8)) != 0;
+            }
+            *answer = all;
         }
     }
 
