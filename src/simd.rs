@@ -417,20 +417,22 @@ mod avx2 {
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn insert(keys: &[&[u8]], variant: HashVariant, k: usize, array: &mut [u8]) {
         let reducer = Reducer::new(array.len() as u64 * 8);
-        // Rows of positions are stored a group ahead of the bits they set:
-        // a row read at once after its store waits on it.
-        let mut rows = [[[0u32; 8]; 30]; 2];
+        // Rows of byte indexes and bit masks are stored a group ahead of the
+        // bits they set: a row read at once after its store waits on it.
+        let mut rows = [[[0u32; 8]; 60]; 2];
         let mut ready = 0;
         for (g, group) in keys.chunks(8).enumerate() {
-            positions(&reducer, hash8(group, variant), &mut rows[g % 2][..k]);
+            masks(&reducer, hash8(group, variant), &mut rows[g % 2][..2 * k]);
+            // SAFETY (here and below): every row holds positions of
+            // `reducer`, made for `array`: below 8 * array.len().
             if g > 0 {
-                set_rows(array, &rows[(g + 1) % 2][..k], 8);
+                unsafe { set_rows(array, &rows[(g + 1) % 2][..2 * k], 8) };
             }
             ready = group.len();
         }
         let groups = keys.len().div_ceil(8);
         if groups > 0 {
-            set_rows(array, &rows[(groups + 1) % 2][..k], ready);
+            unsafe { set_rows(array, &rows[(groups + 1) % 2][..2 * k], ready) };
         }
     }
 
@@ -453,14 +455,17 @@ mod avx2 {
         let mut rows = [[[0u32; 8]; 30]; 2];
         for (g, group) in keys.chunks(8).enumerate() {
             positions(&reducer, hash8(group, variant), &mut rows[g % 2][..k]);
+            // SAFETY (here and below): every row holds positions of
+            // `reducer`, made for `array`: below 8 * array.len().
             if g > 0 {
-                test_rows(array, &rows[(g + 1) % 2][..k], &mut out[8 * (g - 1)..8 * g]);
+                let out = &mut out[8 * (g - 1)..8 * g];
+                unsafe { test_rows(array, &rows[(g + 1) % 2][..k], out) };
             }
         }
         let groups = keys.len().div_ceil(8);
         if groups > 0 {
             let last = &mut out[8 * (groups - 1)..];
-            test_rows(array, &rows[(groups + 1) % 2][..k], last);
+            unsafe { test_rows(array, &rows[(groups + 1) % 2][..k], last) };
         }
     }
 
@@ -480,24 +485,56 @@ mod avx2 {
 
     /// For each of the `out.len()` first lanes, whether every row's bit is
     /// set.
+    ///
+    /// # Safety
+    /// Those lanes of every row are below `8 * array.len()`: positions of
+    /// the `Reducer` made for `array`.
     #[inline]
-    fn test_rows(array: &[u8], rows: &[[u32; 8]], out: &mut [bool]) {
+    unsafe fn test_rows(array: &[u8], rows: &[[u32; 8]], out: &mut [bool]) {
         for (lane, answer) in out.iter_mut().enumerate() {
             let mut all = true;
             for row in rows {
                 let pos = row[lane];
-                all &= array[(pos / 8) as usize] & (1 << (pos % 8)) != 0;
+                // SAFETY: pos < 8 * array.len(), by the caller.
+                let byte = unsafe { *array.get_unchecked((pos / 8) as usize) };
+                all &= byte & (1 << (pos % 8)) != 0;
             }
             *answer = all;
         }
     }
 
-    /// Sets the bits at the first `lanes` positions of each row.
+    /// Stores, for the probes of eight keys hashed to `h`, a row of byte
+    /// indexes and a row of bit masks per probe.
     #[inline]
-    fn set_rows(array: &mut [u8], rows: &[[u32; 8]], lanes: usize) {
-        for row in rows {
-            for &pos in &row[..lanes] {
-                array[(pos / 8) as usize] |= 1 << (pos % 8);
+    #[target_feature(enable = "avx2")]
+    fn masks(reducer: &Reducer, h: __m256i, rows: &mut [[u32; 8]]) {
+        let delta = _mm256_or_si256(_mm256_srli_epi32::<17>(h), _mm256_slli_epi32::<15>(h));
+        let (seven, one) = (_mm256_set1_epi32(7), _mm256_set1_epi32(1));
+        let mut h = h;
+        for pair in rows.chunks_exact_mut(2) {
+            let pos = reducer.rem8(h);
+            let mask = _mm256_sllv_epi32(one, _mm256_and_si256(pos, seven));
+            // SAFETY: each row is 32 bytes.
+            unsafe {
+                _mm256_storeu_si256(pair[0].as_mut_ptr().cast(), _mm256_srli_epi32::<3>(pos));
+                _mm256_storeu_si256(pair[1].as_mut_ptr().cast(), mask);
+            }
+            h = _mm256_add_epi32(h, delta);
+        }
+    }
+
+    /// Sets the bits of the first `lanes` lanes of each pair of rows (byte
+    /// indexes, then bit masks).
+    ///
+    /// # Safety
+    /// Those indexes are below `array.len()`: positions of the `Reducer`
+    /// made for `array`, divided by 8.
+    #[inline]
+    unsafe fn set_rows(array: &mut [u8], rows: &[[u32; 8]], lanes: usize) {
+        for pair in rows.chunks_exact(2) {
+            for (&at, &mask) in pair[0][..lanes].iter().zip(&pair[1][..lanes]) {
+                // SAFETY: at < array.len(), by the caller.
+                unsafe { *array.get_unchecked_mut(at as usize) |= mask as u8 };
             }
         }
     }
