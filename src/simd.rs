@@ -356,6 +356,7 @@ pub(crate) fn positions(
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use std::arch::x86_64::*;
+    use std::mem::MaybeUninit;
 
     use super::SEED;
     use crate::HashVariant;
@@ -419,12 +420,16 @@ mod avx2 {
         let reducer = Reducer::new(array.len() as u64 * 8);
         // Rows of byte indexes and bit masks are stored a group ahead of the
         // bits they set: a row read at once after its store waits on it.
-        let mut rows = [[[0u32; 8]; 60]; 2];
+        // Each group's rows are written before they are read: left
+        // uninitialized, as zeroing them cost more than setting the bits of
+        // a filter of 34 keys.
+        let mut rows = [[MaybeUninit::<[u32; 8]>::uninit(); 60]; 2];
         let mut ready = 0;
         for (g, group) in keys.chunks(8).enumerate() {
             masks(&reducer, hash8(group, variant), &mut rows[g % 2][..2 * k]);
-            // SAFETY (here and below): every row holds positions of
-            // `reducer`, made for `array`: below 8 * array.len().
+            // SAFETY (here and below): the rows read were written by
+            // `masks` for the last group, from positions of `reducer`, made
+            // for `array`: indexes below array.len().
             if g > 0 {
                 unsafe { set_rows(array, &rows[(g + 1) % 2][..2 * k], 8) };
             }
@@ -452,11 +457,13 @@ mod avx2 {
         out: &mut [bool],
     ) {
         let reducer = Reducer::new(array.len() as u64 * 8);
-        let mut rows = [[[0u32; 8]; 30]; 2];
+        // Written before read, as in `insert`.
+        let mut rows = [[MaybeUninit::<[u32; 8]>::uninit(); 30]; 2];
         for (g, group) in keys.chunks(8).enumerate() {
             positions(&reducer, hash8(group, variant), &mut rows[g % 2][..k]);
-            // SAFETY (here and below): every row holds positions of
-            // `reducer`, made for `array`: below 8 * array.len().
+            // SAFETY (here and below): the rows read were written by
+            // `positions` for the last group, with positions of `reducer`,
+            // made for `array`: below 8 * array.len().
             if g > 0 {
                 let out = &mut out[8 * (g - 1)..8 * g];
                 unsafe { test_rows(array, &rows[(g + 1) % 2][..k], out) };
@@ -473,7 +480,7 @@ mod avx2 {
     /// per probe.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn positions(reducer: &Reducer, h: __m256i, rows: &mut [[u32; 8]]) {
+    fn positions(reducer: &Reducer, h: __m256i, rows: &mut [MaybeUninit<[u32; 8]>]) {
         let delta = _mm256_or_si256(_mm256_srli_epi32::<17>(h), _mm256_slli_epi32::<15>(h));
         let mut h = h;
         for row in rows {
@@ -487,14 +494,15 @@ mod avx2 {
     /// set.
     ///
     /// # Safety
-    /// Those lanes of every row are below `8 * array.len()`: positions of
-    /// the `Reducer` made for `array`.
+    /// The rows are initialized, and those lanes of every row are below
+    /// `8 * array.len()`: positions of the `Reducer` made for `array`.
     #[inline]
-    unsafe fn test_rows(array: &[u8], rows: &[[u32; 8]], out: &mut [bool]) {
+    unsafe fn test_rows(array: &[u8], rows: &[MaybeUninit<[u32; 8]>], out: &mut [bool]) {
         for (lane, answer) in out.iter_mut().enumerate() {
             let mut all = true;
             for row in rows {
-                let pos = row[lane];
+                // SAFETY: initialized, by the caller.
+                let pos = unsafe { row.assume_init_ref() }[lane];
                 // SAFETY: pos < 8 * array.len(), by the caller.
                 let byte = unsafe { *array.get_unchecked((pos / 8) as usize) };
                 all &= byte & (1 << (pos % 8)) != 0;
@@ -507,7 +515,7 @@ mod avx2 {
     /// indexes and a row of bit masks per probe.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn masks(reducer: &Reducer, h: __m256i, rows: &mut [[u32; 8]]) {
+    fn masks(reducer: &Reducer, h: __m256i, rows: &mut [MaybeUninit<[u32; 8]>]) {
         let delta = _mm256_or_si256(_mm256_srli_epi32::<17>(h), _mm256_slli_epi32::<15>(h));
         let (seven, one) = (_mm256_set1_epi32(7), _mm256_set1_epi32(1));
         let mut h = h;
@@ -527,12 +535,14 @@ mod avx2 {
     /// indexes, then bit masks).
     ///
     /// # Safety
-    /// Those indexes are below `array.len()`: positions of the `Reducer`
-    /// made for `array`, divided by 8.
+    /// The rows are initialized, and those indexes are below `array.len()`:
+    /// positions of the `Reducer` made for `array`, divided by 8.
     #[inline]
-    unsafe fn set_rows(array: &mut [u8], rows: &[[u32; 8]], lanes: usize) {
+    unsafe fn set_rows(array: &mut [u8], rows: &[MaybeUninit<[u32; 8]>], lanes: usize) {
         for pair in rows.chunks_exact(2) {
-            for (&at, &mask) in pair[0][..lanes].iter().zip(&pair[1][..lanes]) {
+            // SAFETY: initialized, by the caller.
+            let (at, mask) = unsafe { (pair[0].assume_init_ref(), pair[1].assume_init_ref()) };
+            for (&at, &mask) in at[..lanes].iter().zip(&mask[..lanes]) {
                 // SAFETY: at < array.len(), by the caller.
                 unsafe { *array.get_unchecked_mut(at as usize) |= mask as u8 };
             }
