@@ -38,10 +38,11 @@
 //! [`FilterPolicy::key_may_match_batch`] answers many keys at once, with the
 //! same answers as one at a time. The Bloom policy hashes them 16 at a time
 //! and probes without branching, an absent key about two probes instead of
-//! k, with AVX-512 where the CPU has it (chosen at
-//! run time; other CPUs run the scalar code, which is also the reference the
-//! SIMD code is tested against; `LEVELDB_FILTER_KERNEL=scalar` in the
-//! environment selects it, `avx2` the AVX2 single lookups):
+//! k, with AVX-512 where the CPU has it, and keys of one length eight at a
+//! time with AVX2 where that is all there is (chosen at run time; the scalar
+//! code is the reference the SIMD code is tested against, and
+//! `LEVELDB_FILTER_KERNEL=scalar` in the environment selects it, `avx2` the
+//! AVX2 kernel):
 //!
 //! ```
 //! use leveldb_filter::{BloomFilterPolicy, FilterPolicy};
