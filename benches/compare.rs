@@ -146,6 +146,56 @@ fn ours_block(
     builder.finish().len()
 }
 
+/// The CPU, from /proc/cpuinfo where there is one: model name, family,
+/// model, and the vector extensions the kernels use.
+fn cpu() -> String {
+    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let field = |name: &str| {
+        info.lines()
+            .find(|l| l.split(':').next().is_some_and(|k| k.trim() == name))
+            .and_then(|l| l.split_once(':'))
+            .map_or("?", |(_, v)| v.trim())
+    };
+    let flags: Vec<&str> = field("flags")
+        .split_whitespace()
+        .filter(|f| matches!(*f, "avx2" | "avx512f" | "avx512vl" | "bmi2"))
+        .collect();
+    format!(
+        "{} (family {}, model {}; {})",
+        field("model name"),
+        field("cpu family"),
+        field("model"),
+        flags.join(" ")
+    )
+}
+
+/// This bench once per kernel this CPU runs, each in a process of its own
+/// (the kernel is chosen once per process), each with its table and summary.
+fn all_kernels() {
+    let mut kernels = vec!["scalar"];
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::is_x86_feature_detected!("avx2") {
+            kernels.push("avx2");
+        }
+        if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512vl") {
+            kernels.push("avx512");
+        }
+    }
+    let me = std::env::current_exe().expect("the bench's own path");
+    for kernel in kernels {
+        println!("## kernel {kernel}");
+        let status = std::process::Command::new(&me)
+            .env("LEVELDB_FILTER_KERNEL", kernel)
+            .status()
+            .expect("the bench runs again");
+        if !status.success() {
+            std::process::exit(1);
+        }
+        println!();
+    }
+}
+
 /// One row of the table: ns per key for LevelDB, rusty-leveldb, this crate.
 struct Row {
     kind: &'static str,
@@ -165,7 +215,12 @@ fn main() {
         eprintln!("compare: LevelDB 1.23 is needed: apt-get install -y libleveldb-dev, then cargo clean -p leveldb-filter-oracle");
         std::process::exit(1);
     }
-    // `cargo bench` passes --bench; nothing else is taken.
+    // `cargo bench` passes --bench; `-- --all-kernels` runs this bench
+    // again for each kernel this CPU runs.
+    if std::env::args().any(|a| a == "--all-kernels") {
+        return all_kernels();
+    }
+    println!("cpu: {}; kernel: {}", cpu(), leveldb_filter::kernel());
     let mut rng = Rng(42);
     let leveldb = Bloom::new(BITS_PER_KEY as i32);
     let rusty = rusty_leveldb::BloomPolicy::new(BITS_PER_KEY as u32);

@@ -147,6 +147,14 @@ pub use table::{
     BLOCK_TRAILER_LEN, FOOTER_LEN, KEY_EXPANSION, MAX_SNAPPY_EXPANSION, TABLE_MAGIC,
 };
 
+/// The kernel this process runs Bloom filters on: `"avx512"`, `"avx2"` or
+/// `"scalar"`, decided once from the CPU and the environment variable
+/// `LEVELDB_FILTER_KERNEL` (`scalar` or `avx2` to ask for one), for logs and
+/// benchmarks. Every kernel gives the same bytes and answers.
+pub fn kernel() -> &'static str {
+    simd::Kernel::detect().name()
+}
+
 /// LevelDB's `FilterPolicy`: how a table's filters are made and read.
 ///
 /// The name is stored in the table (metaindex key `filter.<name>`); a reader

@@ -103,6 +103,15 @@ impl Kernel {
         kernel
     }
 
+    /// The kernel's name, as `LEVELDB_FILTER_KERNEL` takes it.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Kernel::Scalar => "scalar",
+            Kernel::Avx2 => "avx2",
+            Kernel::Avx512 => "avx512",
+        }
+    }
+
     /// The SIMD kernels this CPU runs, for the tests that pit them against
     /// the scalar code.
     #[cfg(test)]
