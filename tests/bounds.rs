@@ -7,7 +7,9 @@
 //! tables through `ldbfilter` with the bound as its address-space limit
 //! (`ulimit -v`): exit 0 or 1 and one line naming the file, never an abort.
 
+mod arbitrary;
 mod crafted;
+mod reference;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;

@@ -4,6 +4,7 @@
 
 mod arbitrary;
 mod crafted;
+mod reference;
 mod vectors;
 
 use std::path::{Path, PathBuf};
@@ -433,65 +434,14 @@ fn damaged_tables_never_panic() {
     );
 }
 
-/// A block from entries `(shared, unshared bytes, value)` and one restart point.
-fn raw_block(entries: &[(u32, &[u8], &[u8])]) -> Vec<u8> {
-    fn varint(out: &mut Vec<u8>, mut v: u32) {
-        while v >= 0x80 {
-            out.push(v as u8 | 0x80);
-            v >>= 7;
-        }
-        out.push(v as u8);
-    }
-    let mut block = Vec::new();
-    for (shared, unshared, value) in entries {
-        varint(&mut block, *shared);
-        varint(&mut block, unshared.len() as u32);
-        varint(&mut block, value.len() as u32);
-        block.extend_from_slice(unshared);
-        block.extend_from_slice(value);
-    }
-    block.extend_from_slice(&0u32.to_le_bytes()); // restart 0
-    block.extend_from_slice(&1u32.to_le_bytes()); // one restart
-    block
-}
-
-/// A table of uncompressed blocks with valid trailers: `data`, then an index
-/// pointing to it under `last_key`, an empty metaindex, the footer.
-fn raw_table(data: &[u8], last_key: &[u8]) -> Vec<u8> {
-    fn append_block(file: &mut Vec<u8>, block: &[u8]) -> Vec<u8> {
-        let mut handle = Vec::new();
-        for mut v in [file.len() as u64, block.len() as u64] {
-            while v >= 0x80 {
-                handle.push(v as u8 | 0x80);
-                v >>= 7;
-            }
-            handle.push(v as u8);
-        }
-        file.extend_from_slice(block);
-        file.push(0);
-        let crc = crc32c::crc32c_append(crc32c::crc32c(block), &[0]);
-        file.extend_from_slice(&(crc.rotate_right(15).wrapping_add(0xa282ead8)).to_le_bytes());
-        handle
-    }
-    let mut file = Vec::new();
-    let data_handle = append_block(&mut file, data);
-    let meta_handle = append_block(&mut file, &raw_block(&[]));
-    let index_handle = append_block(&mut file, &raw_block(&[(0, last_key, &data_handle)]));
-    let mut footer = [meta_handle, index_handle].concat();
-    footer.resize(40, 0);
-    footer.extend_from_slice(&0xdb4775248b80fb57u64.to_le_bytes());
-    file.extend_from_slice(&footer);
-    file
-}
-
 #[test]
 fn a_hand_made_table_reads_back() {
-    let block = raw_block(&[
+    let block = crafted::block(&[
         (0, b"apple", b"1"),
         (1, b"pricot", b"2"),
         (0, b"banana", b"3"),
     ]);
-    let table_bytes = raw_table(&block, b"banana");
+    let table_bytes = crafted::one_block(&block, 0);
     let table = Table::new(&table_bytes).unwrap();
     let block = table.data_blocks().next().unwrap().unwrap();
     let mut entries = block.entries();
@@ -515,7 +465,7 @@ fn keys_that_expand_without_bound_are_an_error() {
     let long = vec![b'k'; 10_000];
     let mut entries: Vec<(u32, &[u8], &[u8])> = vec![(0, &long, b"")];
     entries.extend(std::iter::repeat_n((10_000, &b""[..], &b""[..]), 50_000));
-    let table_bytes = raw_table(&raw_block(&entries), &long);
+    let table_bytes = crafted::one_block(&crafted::block(&entries), 0);
     let table = Table::new(&table_bytes).unwrap();
     let err = table.key_stats().unwrap_err();
     assert!(

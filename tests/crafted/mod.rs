@@ -5,6 +5,8 @@
 //! would open; what it says is what a reader must not trust.
 #![allow(dead_code)] // each test binary uses its own share of the cases
 
+use crate::reference::filter_block;
+
 /// Appends `v` as a varint.
 pub fn varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
@@ -65,23 +67,6 @@ pub fn keys_block(keys: &[Vec<u8>], values: &[Vec<u8>]) -> Vec<u8> {
         entries.push((0, key.as_slice(), value.as_slice()));
     }
     block_with_restarts(&entries, &restarts, restarts.len() as u32)
-}
-
-/// A filter block holding `filters`, base_lg 11.
-pub fn filter_block(filters: &[&[u8]]) -> Vec<u8> {
-    let mut block = Vec::new();
-    let mut offsets = Vec::new();
-    for f in filters {
-        offsets.push(block.len() as u32);
-        block.extend_from_slice(f);
-    }
-    let array = block.len() as u32;
-    for o in offsets {
-        block.extend_from_slice(&o.to_le_bytes());
-    }
-    block.extend_from_slice(&array.to_le_bytes());
-    block.push(11);
-    block
 }
 
 /// A table file being written: blocks with valid trailers, then the footer.
@@ -145,6 +130,16 @@ pub fn table(blocks: &[(usize, Vec<Vec<u8>>)], filter: Option<(&[u8], &[u8])>) -
     file.finish(&meta, &index)
 }
 
+/// A table of one data block stored as `contents` with compression `kind`,
+/// an empty metaindex and an index entry pointing to the block.
+pub fn one_block(contents: &[u8], kind: u8) -> Vec<u8> {
+    let mut file = File::default();
+    let data = file.block(contents, kind);
+    let meta = file.block(&block(&[]), 0);
+    let index = file.block(&block(&[(0, &[0xff; 8], &data)]), 0);
+    file.finish(&meta, &index)
+}
+
 /// `n` distinct 8-byte keys from `from`, ascending.
 pub fn keys(from: u64, n: u64) -> Vec<Vec<u8>> {
     (from..from + n).map(|i| i.to_be_bytes().to_vec()).collect()
@@ -197,11 +192,10 @@ pub fn all() -> Vec<(&'static str, Vec<u8>)> {
 
     // A data block of a 64 KiB key and 200,000 entries sharing all of it:
     // 13 GB of keys.
-    let mut file = File::default();
-    let data = file.block(&key_bomb(65_536, 200_000, b""), 0);
-    let meta = file.block(&block(&[]), 0);
-    let index = file.block(&block(&[(0, &[0xff; 8], &data)]), 0);
-    tables.push(("data-key-bomb", file.finish(&meta, &index)));
+    tables.push((
+        "data-key-bomb",
+        one_block(&key_bomb(65_536, 200_000, b""), 0),
+    ));
 
     // The same in the index, every entry pointing to one data block.
     let mut file = File::default();
@@ -220,28 +214,17 @@ pub fn all() -> Vec<(&'static str, Vec<u8>)> {
     // 16 MiB of zeros in one Snappy block of about 750 KB.
     let zeros = keys_block(&[vec![0; 16 << 20]], &[vec![]]);
     let compressed = snap::raw::Encoder::new().compress_vec(&zeros).unwrap();
-    let mut file = File::default();
-    let data = file.block(&compressed, 1);
-    let meta = file.block(&block(&[]), 0);
-    let index = file.block(&block(&[(0, &[0xff; 8], &data)]), 0);
-    tables.push(("snappy-expands", file.finish(&meta, &index)));
+    tables.push(("snappy-expands", one_block(&compressed, 1)));
 
     // A Snappy block whose length header claims 4 GiB.
     let mut claim = Vec::new();
     varint(&mut claim, u64::from(u32::MAX));
     claim.extend_from_slice(&[0; 64]);
-    let mut file = File::default();
-    let data = file.block(&claim, 1);
-    let meta = file.block(&block(&[]), 0);
-    let index = file.block(&block(&[(0, &[0xff; 8], &data)]), 0);
-    tables.push(("snappy-claims-4g", file.finish(&meta, &index)));
+    tables.push(("snappy-claims-4g", one_block(&claim, 1)));
 
     // A restart count of 2^32 - 1 in a data block.
-    let mut file = File::default();
-    let data = file.block(&block_with_restarts(&[(0, b"a", b"")], &[0], u32::MAX), 0);
-    let meta = file.block(&block(&[]), 0);
-    let index = file.block(&block(&[(0, &[0xff; 8], &data)]), 0);
-    tables.push(("restart-count", file.finish(&meta, &index)));
+    let restarts = block_with_restarts(&[(0, b"a", b"")], &[0], u32::MAX);
+    tables.push(("restart-count", one_block(&restarts, 0)));
 
     // An index of 100,000 entries all pointing to one data block.
     let mut file = File::default();

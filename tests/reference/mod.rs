@@ -127,11 +127,17 @@ pub fn block_build(bits_per_key: usize, calls: &[Call], signed: bool) -> Vec<u8>
     if !pending.is_empty() {
         filters.push(bloom_create(bits_per_key, &pending, signed));
     }
+    filter_block(&filters)
+}
+
+/// The bytes of a filter block holding `filters`: the filters, their
+/// offsets, the array's offset, base_lg 11.
+pub fn filter_block(filters: &[impl AsRef<[u8]>]) -> Vec<u8> {
     let mut block = Vec::new();
     let mut offsets = Vec::new();
-    for filter in &filters {
+    for filter in filters {
         offsets.push(block.len() as u32);
-        block.extend_from_slice(filter);
+        block.extend_from_slice(filter.as_ref());
     }
     let array_offset = block.len() as u32;
     for offset in offsets {
