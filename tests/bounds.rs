@@ -9,10 +9,9 @@
 
 mod arbitrary;
 mod crafted;
+mod peak;
 mod reference;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::process::Command;
 
 use leveldb_filter::{
@@ -20,66 +19,8 @@ use leveldb_filter::{
     KeyFormat, Table, Verdict, VerifyOptions,
 };
 
-/// Tracks this thread's live bytes and their peak (the library works on the
-/// caller's thread; tests run on threads of their own).
-struct Peak;
-
-thread_local! {
-    static LIVE: Cell<isize> = const { Cell::new(0) };
-    static PEAK: Cell<isize> = const { Cell::new(0) };
-}
-
-fn grew(by: isize) {
-    let now = LIVE.with(|live| {
-        live.set(live.get() + by);
-        live.get()
-    });
-    PEAK.with(|peak| peak.set(peak.get().max(now)));
-}
-
-// SAFETY: forwards every call to the system allocator unchanged; only counts.
-unsafe impl GlobalAlloc for Peak {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: same contract as ours.
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            grew(layout.size() as isize);
-        }
-        p
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: same contract as ours.
-        let p = unsafe { System.alloc_zeroed(layout) };
-        if !p.is_null() {
-            grew(layout.size() as isize);
-        }
-        p
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        grew(-(layout.size() as isize));
-        // SAFETY: same contract as ours.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: same contract as ours.
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            grew(new_size as isize - layout.size() as isize);
-        }
-        p
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Peak = Peak;
-
-/// What `f` returns, and the most bytes it had allocated at once.
-fn peak_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    let base = LIVE.with(Cell::get);
-    PEAK.with(|peak| peak.set(base));
-    let out = f();
-    (out, (PEAK.with(Cell::get) - base) as usize)
-}
+static GLOBAL: peak::Peak = peak::Peak;
 
 /// The stated bound: 16 times the file's size plus 64 MiB.
 fn bound(file_len: usize) -> usize {
@@ -141,7 +82,7 @@ fn every_step(bytes: &[u8]) -> Vec<String> {
 #[test]
 fn no_crafted_table_takes_more_than_its_bound() {
     for (name, bytes) in crafted::all() {
-        let (outcomes, peak) = peak_during(|| every_step(&bytes));
+        let (outcomes, peak) = peak::peak_during(|| every_step(&bytes));
         assert!(
             peak <= bound(bytes.len()),
             "{name}: {peak} bytes at peak for a file of {}: {outcomes:#?}",
@@ -185,7 +126,7 @@ fn difference(verdict: Verdict) -> String {
 fn filters_implying_huge_bits_per_key_are_a_mismatch_found_before_rebuilding() {
     for name in ["huge-bits-per-key", "large-bits-per-key"] {
         let bytes = crafted(name);
-        let (found, peak) = peak_during(|| difference(verdict(&bytes, None)));
+        let (found, peak) = peak::peak_during(|| difference(verdict(&bytes, None)));
         assert_eq!(
             found, "no bits-per-key setting explains the filters' sizes and k",
             "{name}"
@@ -193,7 +134,8 @@ fn filters_implying_huge_bits_per_key_are_a_mismatch_found_before_rebuilding() {
         assert!(peak < 4 * bytes.len(), "{name}: {peak} bytes");
         // Forced settings that would make filter 0 gigabytes: sized, not built.
         for bits_per_key in [80_000, 1 << 40, usize::MAX] {
-            let (found, peak) = peak_during(|| difference(verdict(&bytes, Some(bits_per_key))));
+            let (found, peak) =
+                peak::peak_during(|| difference(verdict(&bytes, Some(bits_per_key))));
             assert!(
                 found.starts_with("filter 0 (10000 keys) is 0 bytes"),
                 "{name} {bits_per_key}: {found}"
@@ -245,7 +187,7 @@ fn keys_that_expand_past_their_budget_are_an_error_in_every_block() {
 fn snappy_blocks_are_uncompressed_only_within_their_limits() {
     let bytes = crafted("snappy-expands");
     let table = Table::new(&bytes).unwrap();
-    let (err, peak) = peak_during(|| table.key_stats().unwrap_err());
+    let (err, peak) = peak::peak_during(|| table.key_stats().unwrap_err());
     match err {
         Error::LimitExceeded { found, limit, .. } => {
             // The block's length header: one 16 MiB key, its entry header

@@ -11,52 +11,16 @@
 //! small.)
 #![no_main]
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicIsize, Ordering};
-
 use leveldb_filter::{
     probe, verify_filter, BloomFilterPolicy, FilterBlockReader, KeyFormat, Table, VerifyOptions,
 };
 use libfuzzer_sys::fuzz_target;
 
-/// Live bytes and their peak, over every thread (libFuzzer runs one).
-struct Peak;
-
-static LIVE: AtomicIsize = AtomicIsize::new(0);
-static PEAK: AtomicIsize = AtomicIsize::new(0);
-
-fn grew(by: isize) {
-    let now = LIVE.fetch_add(by, Ordering::Relaxed) + by;
-    PEAK.fetch_max(now, Ordering::Relaxed);
-}
-
-// SAFETY: forwards every call to the system allocator unchanged; only counts.
-unsafe impl GlobalAlloc for Peak {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: same contract as ours.
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            grew(layout.size() as isize);
-        }
-        p
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        grew(-(layout.size() as isize));
-        // SAFETY: same contract as ours.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: same contract as ours.
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            grew(new_size as isize - layout.size() as isize);
-        }
-        p
-    }
-}
+#[path = "../../tests/peak/mod.rs"]
+mod peak;
 
 #[global_allocator]
-static GLOBAL: Peak = Peak;
+static GLOBAL: peak::Peak = peak::Peak;
 
 fn read(data: &[u8]) {
     for table in [Table::new(data), Table::new_unchecked(data)] {
@@ -83,10 +47,7 @@ fn read(data: &[u8]) {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let base = LIVE.load(Ordering::Relaxed);
-    PEAK.store(base, Ordering::Relaxed);
-    read(data);
-    let peak = (PEAK.load(Ordering::Relaxed) - base) as usize;
+    let ((), peak) = peak::peak_during(|| read(data));
     assert!(
         peak <= 160 * data.len() + (1 << 20),
         "{peak} bytes at peak for {} bytes of input",
