@@ -438,37 +438,31 @@ pub fn verify_filter(
     let variants = options.variant.map_or(named_variants.to_vec(), |v| vec![v]);
     let mut first_difference = None;
     for format in formats {
+        // Where no key tells the variants apart, they rebuild the same: one
+        // rebuild answers for all.
+        let alike = !stats.tells_variants_apart(format);
+        let tried = if alike { &variants[..1] } else { &variants[..] };
         let mut matching = Vec::new();
-        let mut difference_of_first = None;
-        for (i, &variant) in variants.iter().enumerate() {
-            // Where no key tells the variants apart, they rebuild the same.
-            let difference = if i > 0 && !stats.tells_variants_apart(format) {
-                difference_of_first.clone()
-            } else {
-                let policy = BloomFilterPolicy::new(bits_per_key).with_hash(variant);
-                let mut pass = RebuildPass {
-                    stored,
-                    counts,
-                    policy: &policy,
-                    format,
-                    array: Vec::new(),
-                    gathering: None,
-                    cuts: 0,
-                };
-                match walk(table, &mut pass)? {
-                    ControlFlow::Continue(()) => None,
-                    ControlFlow::Break(difference) => Some(difference),
-                }
+        for &variant in tried {
+            let policy = BloomFilterPolicy::new(bits_per_key).with_hash(variant);
+            let mut pass = RebuildPass {
+                stored,
+                counts,
+                policy: &policy,
+                format,
+                array: Vec::new(),
+                gathering: None,
+                cuts: 0,
             };
-            match &difference {
-                None => matching.push(variant),
-                Some(d) => {
-                    first_difference.get_or_insert_with(|| d.clone());
+            match walk(table, &mut pass)? {
+                ControlFlow::Continue(()) => matching.push(variant),
+                ControlFlow::Break(difference) => {
+                    first_difference.get_or_insert(difference);
                 }
             }
-            if i == 0 {
-                difference_of_first = difference;
-            }
+        }
+        if alike && !matching.is_empty() {
+            matching = variants.clone();
         }
         let variant = match matching[..] {
             [] => continue,
