@@ -409,8 +409,11 @@ impl Report<'_, '_, '_> {
     }
 
     /// Each stored filter's statistics, with the keys the table puts in it.
-    fn filter_stats<'b>(&self, block: &FilterBlock<'b>) -> impl Iterator<Item = BloomStats> + 'b {
-        let counts = self.stats.keys_per_filter.clone();
+    fn filter_stats<'s>(
+        &'s self,
+        block: &FilterBlock<'s>,
+    ) -> impl Iterator<Item = BloomStats> + 's {
+        let counts = &self.stats.keys_per_filter;
         block
             .filters()
             .enumerate()
