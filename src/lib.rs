@@ -121,14 +121,15 @@
 //! assert_ne!(a, b);
 //! ```
 #![deny(missing_docs)]
-#![deny(unsafe_code)] // allowed in `simd` alone
+#![deny(unsafe_code)] // allowed in `arch/x86_64` alone
+#![deny(unsafe_op_in_unsafe_fn)]
 
+mod arch;
 mod bloom;
 mod check;
 mod error;
 mod filter_block;
 mod hash;
-mod simd;
 mod table;
 
 use std::sync::Arc;
@@ -152,7 +153,7 @@ pub use table::{
 /// `LEVELDB_FILTER_KERNEL` (`scalar` or `avx2` to ask for one), for logs and
 /// benchmarks. Every kernel gives the same bytes and answers.
 pub fn kernel() -> &'static str {
-    simd::Kernel::detect().name()
+    arch::Kernel::detect().name()
 }
 
 /// LevelDB's `FilterPolicy`: how a table's filters are made and read.

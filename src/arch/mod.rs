@@ -1,0 +1,228 @@
+//! Kernels: the code that hashes keys and sets and tests their probe bits,
+//! one kernel per instruction set, and which kernel serves which work on
+//! which CPU.
+//!
+//! | kernel | runs on | serves |
+//! |---|---|---|
+//! | [`portable`] (`scalar`) | every CPU | all work the others leave; the reference |
+//! | `x86_64::avx512` | AVX-512F, VL and POPCNT | filters, batches and single lookups |
+//! | `x86_64::avx2` | AVX2 (default without AVX-512) | filters and batches of keys of one length |
+//!
+//! Why each leaves what it leaves:
+//! - Single lookups on AVX2 are the portable kernel's: an AVX2 lookup must
+//!   gather its probes' words, and gathers are slow on many AVX2 cores (AMD
+//!   Zen 2 and 3; Intel Skylake to Tiger Lake since the 2023 "Downfall"
+//!   microcode), where it lost to the portable early exit. AVX-512 cores
+//!   gather fast enough to win.
+//! - Keys of mixed lengths on AVX2 are the portable kernel's: AVX2 hashes
+//!   eight keys at once only from chunks of one length (no gathers); mixed
+//!   lengths placed in vectors one key at a time lost to the portable code.
+//!   (AVX-512 sorts a window by length first, and has masked loads.)
+//! - Few keys (the thresholds below): a vector kernel's setup and latency
+//!   cost more than it saves.
+//! - Bit arrays past 2^28 bytes: the vector kernels' reduction (`h % bits`
+//!   from doubles) is exact for `bits <= 2^31` only.
+//!
+//! A vector kernel is a value only detection makes (`Avx2`, `Avx512`): its
+//! methods are safe to call because the value proves the CPU has what they
+//! enable. Adding a kernel (NEON, say) is a folder beside `x86_64/` with such
+//! a type, an arm in [`Kernel`], in `Kernel::decide` and `Kernel::all`, and
+//! one in each operation below. The tests in `tests.rs` run every kernel the
+//! CPU has against the portable one and LevelDB's formula.
+
+pub(crate) mod portable;
+#[cfg(test)]
+mod tests;
+#[cfg(target_arch = "x86_64")]
+mod x86_64;
+
+use std::sync::OnceLock;
+
+use crate::HashVariant;
+
+/// Below this many keys, a filter is made by the portable kernel: a vector
+/// kernel's groups of 8 or 16 cost about as much for a few keys as for a
+/// group, and their latency is all there is to overlap.
+pub(crate) const FEW_TO_CREATE: usize = 9;
+
+/// Below this many keys, a batch is answered one lookup at a time.
+pub(crate) const FEW_FOR_BATCH: usize = 16;
+
+/// Keys in an AVX-512 window below which it is answered by pairs of groups
+/// (all k probes of each key) rather than by the cascade of rounds: the
+/// rounds cost more than they save for a few keys.
+pub(crate) const FEW_FOR_CASCADE: usize = 256;
+
+/// Keys in an AVX-512 window below which its keys are not sorted by length:
+/// too few to fill groups of one length.
+pub(crate) const FEW_TO_SORT: usize = 256;
+
+/// Keys from which the AVX-512 kernel prefetches keys ahead: so many that
+/// their bytes are likely out of the cache (for keys in the cache the
+/// prefetches cost a few percent).
+pub(crate) const MANY_KEYS: usize = 1 << 15;
+
+/// The largest bit array the vector kernels take, in bytes: their reduction
+/// is exact for `bits <= 2^31`.
+pub(crate) const MAX_VECTOR_BYTES: usize = 1 << 28;
+
+/// The smallest bit array the vector lookups take, in bytes: they read each
+/// probe's bit from a 4-byte word.
+pub(crate) const MIN_PROBED_BYTES: usize = 4;
+
+/// Keys whose lengths [`looks_one_length`] compares.
+const SAMPLED: usize = 64;
+
+/// What this CPU runs, decided once per process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kernel {
+    /// Plain Rust ([`portable`]).
+    Scalar,
+    /// AVX2 (x86-64).
+    #[cfg(target_arch = "x86_64")]
+    Avx2(x86_64::Avx2),
+    /// AVX-512F, VL and POPCNT (x86-64).
+    #[cfg(target_arch = "x86_64")]
+    Avx512(x86_64::Avx512),
+}
+
+static KERNEL: OnceLock<Kernel> = OnceLock::new();
+
+impl Kernel {
+    /// The fastest kernel this CPU runs, unless the environment variable
+    /// `LEVELDB_FILTER_KERNEL` asks for `scalar` or `avx2` (to measure or
+    /// rule out the vector code; `avx2` is taken only where the CPU has it).
+    /// Decided once per process.
+    #[inline]
+    pub(crate) fn detect() -> Kernel {
+        *KERNEL.get_or_init(Kernel::decide)
+    }
+
+    /// What `detect` returns.
+    #[cold]
+    fn decide() -> Kernel {
+        let asked = std::env::var("LEVELDB_FILTER_KERNEL").unwrap_or_default();
+        #[cfg(target_arch = "x86_64")]
+        {
+            let (avx512, avx2) = (x86_64::Avx512::detect(), x86_64::Avx2::detect());
+            match asked.as_str() {
+                "scalar" => Kernel::Scalar,
+                "avx2" => avx2.map_or(Kernel::Scalar, Kernel::Avx2),
+                _ => avx512
+                    .map(Kernel::Avx512)
+                    .or(avx2.map(Kernel::Avx2))
+                    .unwrap_or(Kernel::Scalar),
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = asked;
+            Kernel::Scalar
+        }
+    }
+
+    /// Every kernel this CPU runs, the portable one first.
+    #[cfg(test)]
+    pub(crate) fn all() -> Vec<Kernel> {
+        #[allow(unused_mut)]
+        let mut kernels = vec![Kernel::Scalar];
+        #[cfg(target_arch = "x86_64")]
+        {
+            kernels.extend(x86_64::Avx2::detect().map(Kernel::Avx2));
+            kernels.extend(x86_64::Avx512::detect().map(Kernel::Avx512));
+        }
+        kernels
+    }
+
+    /// The kernel's name, as `LEVELDB_FILTER_KERNEL` takes it.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Kernel::Scalar => "scalar",
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2(_) => "avx2",
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512(_) => "avx512",
+        }
+    }
+
+    /// Sets in `array` the `k` probe bits of every key, as LevelDB's
+    /// `CreateFilter` does.
+    pub(crate) fn insert(self, keys: &[&[u8]], variant: HashVariant, k: usize, array: &mut [u8]) {
+        let done = keys.len() >= FEW_TO_CREATE
+            && match self {
+                Kernel::Scalar => false,
+                #[cfg(target_arch = "x86_64")]
+                Kernel::Avx2(cpu) => looks_one_length(keys) && cpu.insert(keys, variant, k, array),
+                #[cfg(target_arch = "x86_64")]
+                Kernel::Avx512(cpu) => cpu.insert(keys, variant, k, array),
+            };
+        if !done {
+            portable::insert(keys, variant, k, array);
+        }
+    }
+
+    /// LevelDB's `KeyMayMatch` for one key against a filter's bit array and
+    /// `k <= 30`.
+    #[inline]
+    pub(crate) fn contains(self, key: &[u8], variant: HashVariant, k: usize, array: &[u8]) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if let Kernel::Avx512(cpu) = self {
+            if let Some(answer) = cpu.contains(key, variant, k, array) {
+                return answer;
+            }
+        }
+        portable::contains(key, variant, k, array)
+    }
+
+    /// [`contains`](Kernel::contains) for each of `keys`, into `out` (as
+    /// long as `keys`).
+    pub(crate) fn contains_batch(
+        self,
+        keys: &[&[u8]],
+        variant: HashVariant,
+        k: usize,
+        array: &[u8],
+        out: &mut [bool],
+    ) {
+        assert_eq!(keys.len(), out.len(), "one answer per key");
+        if keys.len() < FEW_FOR_BATCH {
+            for (key, answer) in keys.iter().zip(out) {
+                *answer = self.contains(key, variant, k, array);
+            }
+            return;
+        }
+        let done = match self {
+            Kernel::Scalar => false,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2(cpu) => {
+                looks_one_length(keys) && cpu.contains_batch(keys, variant, k, array, out)
+            }
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512(cpu) => cpu.contains_batch(keys, variant, k, array, out),
+        };
+        if !done {
+            portable::contains_batch(keys, variant, k, array, out);
+        }
+    }
+}
+
+/// Whether a vector kernel takes a bit array of `bytes` bytes probed `k`
+/// times per key (`k == 0` is LevelDB's "no probes": the portable kernel's).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn vectorable(bytes: usize, k: usize) -> bool {
+    (1..=MAX_VECTOR_BYTES).contains(&bytes) && (1..=30).contains(&k)
+}
+
+/// Whether `keys` (at least one) look like keys of one length, from a sample
+/// of [`SAMPLED`] spread over them: the AVX2 kernel's work. A key of another
+/// length the sample misses is still hashed right, one key at a time.
+#[cfg(target_arch = "x86_64")]
+fn looks_one_length(keys: &[&[u8]]) -> bool {
+    let Some(first) = keys.first() else {
+        return false;
+    };
+    keys.iter()
+        .step_by((keys.len() / SAMPLED).max(1))
+        .all(|key| key.len() == first.len())
+}

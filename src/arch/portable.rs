@@ -1,0 +1,120 @@
+//! The portable kernel: plain Rust, on every CPU, and the reference the
+//! vector kernels are tested against. Probe `j` of a key hashed to `h` is bit
+//! `(h + j * delta) % bits`, `delta` the hash rotated right by 17 bits, sums
+//! on 32 bits (LevelDB's util/bloom.cc).
+
+use crate::bloom::SEED;
+use crate::hash::{hash, HashVariant};
+
+/// Sets in `array` the `k` probe bits of every key.
+pub(crate) fn insert(keys: &[&[u8]], variant: HashVariant, k: usize, array: &mut [u8]) {
+    let modulus = Modulus::new(array.len() * 8);
+    // Eight hashes first, then their bits: eight independent chains of
+    // multiplies in a row keep the core busier than one at a time.
+    let mut hashes = [0u32; 8];
+    for keys in keys.chunks(8) {
+        for (h, key) in hashes.iter_mut().zip(keys) {
+            *h = hash(key, SEED, variant);
+        }
+        for &h in &hashes[..keys.len()] {
+            set_bits(array, modulus, k, h);
+        }
+    }
+}
+
+/// Sets the `k` bits of a key hashed to `h`.
+#[inline]
+pub(crate) fn set_bits(array: &mut [u8], modulus: Modulus, k: usize, h: u32) {
+    let (mut h, delta) = (h, h.rotate_right(17));
+    for _ in 0..k {
+        let pos = modulus.reduce(h);
+        array[pos / 8] |= 1 << (pos % 8);
+        h = h.wrapping_add(delta);
+    }
+}
+
+/// Whether all `k` probe bits of `key` are set in `array`: probe by probe,
+/// to the first bit not set, as LevelDB's `KeyMayMatch`.
+#[inline]
+pub(crate) fn contains(key: &[u8], variant: HashVariant, k: usize, array: &[u8]) -> bool {
+    let mut h = hash(key, SEED, variant);
+    let modulus = Modulus::new(array.len() * 8);
+    let delta = h.rotate_right(17);
+    for _ in 0..k {
+        if !bit(array, modulus.reduce(h)) {
+            return false;
+        }
+        h = h.wrapping_add(delta);
+    }
+    true
+}
+
+/// [`contains`] for each of `keys`, into `out`: eight hashes first, as in
+/// [`insert`], then every probe of every key with no branch on the bits, so
+/// that the loads of several keys are in flight at once.
+pub(crate) fn contains_batch(
+    keys: &[&[u8]],
+    variant: HashVariant,
+    k: usize,
+    array: &[u8],
+    out: &mut [bool],
+) {
+    let modulus = Modulus::new(array.len() * 8);
+    let mut hashes = [0u32; 8];
+    for (keys, out) in keys.chunks(8).zip(out.chunks_mut(8)) {
+        for (h, key) in hashes.iter_mut().zip(keys) {
+            *h = hash(key, SEED, variant);
+        }
+        for (&h, answer) in hashes.iter().zip(out) {
+            let (mut h, delta) = (h, h.rotate_right(17));
+            // No probe at all (k = 0) fails: LevelDB answers true.
+            let mut all = true;
+            for _ in 0..k {
+                all &= bit(array, modulus.reduce(h));
+                h = h.wrapping_add(delta);
+            }
+            *answer = all;
+        }
+    }
+}
+
+#[inline]
+fn bit(array: &[u8], pos: usize) -> bool {
+    array[pos / 8] & (1 << (pos % 8)) != 0
+}
+
+/// `h % bits` as LevelDB computes it, with `h` widened to `size_t`: from 2^32
+/// bits on, the position is `h` itself. Below, Lemire's fastmod: with
+/// `m = u64::MAX / bits + 1`, `h % bits` is the high 64 bits of
+/// `(m * h mod 2^64) * bits`, exactly, for every 32-bit `h` and `bits`; one
+/// division per filter instead of one per probe.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Modulus {
+    /// The number of bits, or 0 for 2^32 bits and more.
+    bits: u64,
+    m: u64,
+}
+
+impl Modulus {
+    /// For a bit array of `bits` bits (more than 0).
+    #[inline]
+    pub(crate) fn new(bits: usize) -> Self {
+        match u32::try_from(bits) {
+            Ok(bits) => Modulus {
+                bits: u64::from(bits),
+                m: (u64::MAX / u64::from(bits)).wrapping_add(1),
+            },
+            Err(_) => Modulus { bits: 0, m: 0 },
+        }
+    }
+
+    /// `h % bits`, or `h` from 2^32 bits on.
+    #[inline]
+    pub(crate) fn reduce(&self, h: u32) -> usize {
+        if self.bits == 0 {
+            return h as usize;
+        }
+        let low = self.m.wrapping_mul(u64::from(h));
+        ((u128::from(low) * u128::from(self.bits)) >> 64) as usize
+    }
+}

@@ -1,0 +1,526 @@
+//! Every kernel this CPU runs against LevelDB's formula and the portable
+//! kernel. Each test ends by naming the kernels it exercised
+//! ([`exercised`]): where `LEVELDB_FILTER_EXPECT_KERNELS` lists the kernels
+//! the CPU has (CI reads them from `/proc/cpuinfo`), a test that skipped one
+//! fails.
+
+use std::collections::BTreeSet;
+
+use quickcheck::{QuickCheck, TestResult};
+
+use super::portable::Modulus;
+use super::Kernel;
+use crate::bloom::SEED;
+use crate::{hash, BloomFilterPolicy, FilterPolicy, HashVariant};
+
+/// The test hooks of each kernel: its hashing and its reduction, each
+/// compared below with the formula.
+impl Kernel {
+    /// LevelDB's `Hash` of each key, as this kernel computes it (by its
+    /// groups and its paths for keys of one length and of several).
+    fn hashes(self, keys: &[&[u8]], variant: HashVariant) -> Vec<u32> {
+        match self {
+            Kernel::Scalar => keys.iter().map(|key| hash(key, SEED, variant)).collect(),
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2(cpu) => cpu.hashes(keys, variant),
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512(cpu) => cpu.hashes(keys, variant),
+        }
+    }
+
+    /// The positions of 30 probes of each hash in a filter of `bits <= 2^31`
+    /// bits, as this kernel reduces them.
+    fn positions(self, hashes: &[u32], bits: u64) -> Vec<[u32; 30]> {
+        match self {
+            Kernel::Scalar => {
+                let modulus = Modulus::new(bits as usize);
+                let probes = |h: u32| {
+                    let delta = h.rotate_right(17);
+                    std::array::from_fn(|j| {
+                        modulus.reduce(h.wrapping_add((j as u32).wrapping_mul(delta))) as u32
+                    })
+                };
+                hashes.iter().map(|&h| probes(h)).collect()
+            }
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2(cpu) => cpu.positions(hashes, bits),
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512(cpu) => cpu.positions(hashes, bits),
+        }
+    }
+}
+
+/// Prints the kernels a test ran; where `LEVELDB_FILTER_EXPECT_KERNELS`
+/// names the kernels this CPU has (comma-separated), fails unless the test
+/// ran each of them.
+fn exercised(test: &str, kernels: &[Kernel]) {
+    let ran: BTreeSet<&str> = kernels.iter().map(|kernel| kernel.name()).collect();
+    let names: Vec<&str> = ran.iter().copied().collect();
+    println!("{test}: kernels exercised: {}", names.join(", "));
+    if let Ok(expected) = std::env::var("LEVELDB_FILTER_EXPECT_KERNELS") {
+        let expected: BTreeSet<&str> = expected
+            .split(',')
+            .map(str::trim)
+            .filter(|name| !name.is_empty())
+            .collect();
+        assert_eq!(
+            ran, expected,
+            "{test}: the kernels exercised are not those LEVELDB_FILTER_EXPECT_KERNELS names"
+        );
+    }
+}
+
+/// LevelDB's positions: `(h + j * delta) % bits`, h widened to 64 bits.
+fn naive(h: u32, bits: u64, k: usize) -> Vec<usize> {
+    let delta = h.rotate_right(17);
+    (0..k as u32)
+        .map(|j| (u64::from(h.wrapping_add(j.wrapping_mul(delta))) % bits) as usize)
+        .collect()
+}
+
+fn variant(signed: bool) -> HashVariant {
+    if signed {
+        HashVariant::Signed
+    } else {
+        HashVariant::Unsigned
+    }
+}
+
+/// The portable reduction, every filter size from 64 bits to past 2^32
+/// bits (where LevelDB's position is h itself).
+#[test]
+fn reduction_matches_leveldb_for_any_filter_size() {
+    fn prop(h: u32, bytes: u64) -> TestResult {
+        let bits = 64 + (bytes % (1 << 30)) * 8;
+        let modulus = Modulus::new(bits as usize);
+        let delta = h.rotate_right(17);
+        let fast: Vec<usize> = (0..30u32)
+            .map(|j| modulus.reduce(h.wrapping_add(j.wrapping_mul(delta))))
+            .collect();
+        TestResult::from_bool(fast == naive(h, bits, 30))
+    }
+    QuickCheck::new()
+        .tests(20_000)
+        .quickcheck(prop as fn(u32, u64) -> TestResult);
+    for bits in [
+        64,
+        72,
+        1 << 20,
+        (1 << 32) - 8,
+        1 << 32,
+        (1 << 32) + 8,
+        1 << 40,
+    ] {
+        let modulus = Modulus::new(bits as usize);
+        for h in [
+            0,
+            1,
+            0x7fff_ffff,
+            0x8000_0000,
+            0xdead_beef,
+            u32::MAX - 1,
+            u32::MAX,
+        ] {
+            assert_eq!(
+                modulus.reduce(h),
+                (u64::from(h) % bits) as usize,
+                "h {h:#x} bits {bits}"
+            );
+        }
+    }
+}
+
+/// Each kernel's hashes and probe positions against the hash and LevelDB's
+/// formula: keys of one length and of mixed lengths, both variants, filters
+/// of any size the vector kernels take.
+#[test]
+fn kernels_agree_on_positions() {
+    fn prop(keys: Vec<Vec<u8>>, same_len: u8, bytes: u32, signed: bool) -> bool {
+        let mut keys: Vec<Vec<u8>> = keys.into_iter().take(40).collect();
+        if same_len.is_multiple_of(2) {
+            let len = usize::from(same_len % 40);
+            for k in &mut keys {
+                k.resize(len, 0x9c);
+            }
+        }
+        let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+        let variant = variant(signed);
+        // 64 bits to 2^31 - 8, the largest multiple of 8 below 2^31.
+        let bits = 64 + u64::from(bytes % ((1 << 28) - 8)) * 8;
+        let hashes: Vec<u32> = refs.iter().map(|key| hash(key, SEED, variant)).collect();
+        let want: Vec<Vec<usize>> = hashes.iter().map(|&h| naive(h, bits, 30)).collect();
+        Kernel::all().into_iter().all(|kernel| {
+            let positions = kernel.positions(&hashes, bits);
+            kernel.hashes(&refs, variant) == hashes
+                && positions.len() == want.len()
+                && positions
+                    .iter()
+                    .zip(&want)
+                    .all(|(got, want)| got.iter().zip(want).all(|(&a, &b)| a as usize == b))
+        })
+    }
+    QuickCheck::new()
+        .tests(5_000)
+        .quickcheck(prop as fn(Vec<Vec<u8>>, u8, u32, bool) -> bool);
+    exercised("kernels_agree_on_positions", &Kernel::all());
+}
+
+/// Each kernel's reduction where a quotient is closest to going wrong: h at
+/// and next to multiples of bits, and the largest sizes.
+#[test]
+fn positions_are_exact_next_to_multiples() {
+    let kernels = Kernel::all();
+    for bits in [
+        64u64,
+        72,
+        1000,
+        1 << 20,
+        (1 << 31) - 8,
+        1 << 31,
+        0x7654_3210,
+    ] {
+        let mut values: Vec<u32> = vec![0, 1, u32::MAX, u32::MAX - 1];
+        for q in [
+            1u64,
+            2,
+            3,
+            7,
+            1 << 10,
+            (1 << 32) / bits - 1,
+            (1 << 32) / bits,
+        ] {
+            for offset in [-1i64, 0, 1] {
+                let h = (q * bits) as i64 + offset;
+                if (0..=i64::from(u32::MAX)).contains(&h) {
+                    values.push(h as u32);
+                }
+            }
+        }
+        for &kernel in &kernels {
+            let got = kernel.positions(&values, bits);
+            for (&h, got) in values.iter().zip(&got) {
+                for (j, want) in naive(h, bits, 30).into_iter().enumerate() {
+                    assert_eq!(
+                        got[j] as usize, want,
+                        "{kernel:?} h {h:#x} bits {bits} probe {j}"
+                    );
+                }
+            }
+        }
+    }
+    exercised("positions_are_exact_next_to_multiples", &kernels);
+}
+
+/// Each kernel's hash on groups of keys of every length, and of mixed
+/// lengths, tails with bytes >= 0x80, both variants.
+#[test]
+fn hashes_match_on_every_length() {
+    let kernels = Kernel::all();
+    let check = |keys: &[Vec<u8>], what: &str| {
+        let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+        for variant in [HashVariant::Unsigned, HashVariant::Signed] {
+            let want: Vec<u32> = refs.iter().map(|key| hash(key, SEED, variant)).collect();
+            for n in [1, 5, 8, 16, 17, 32] {
+                for &kernel in &kernels {
+                    assert_eq!(
+                        kernel.hashes(&refs[..n], variant),
+                        want[..n],
+                        "{kernel:?} {what} n {n} {variant:?}"
+                    );
+                }
+            }
+        }
+    };
+    for first in 0..=70usize {
+        let keys: Vec<Vec<u8>> = (0..32)
+            .map(|i| {
+                (0..(first + i * 7) % 71)
+                    .map(|j| (i * 29 + j * 83 + 0x7e) as u8)
+                    .collect()
+            })
+            .collect();
+        check(&keys, &format!("mixed from {first}"));
+    }
+    for len in 0..=70usize {
+        let keys: Vec<Vec<u8>> = (0..32)
+            .map(|i| (0..len).map(|j| (i * 37 + j * 101 + 0x70) as u8).collect())
+            .collect();
+        check(&keys, &format!("len {len}"));
+    }
+    exercised("hashes_match_on_every_length", &kernels);
+}
+
+/// Whole filters and batch answers: every kernel gives the portable one's
+/// bytes, and the answers of one key at a time.
+#[test]
+fn kernels_agree_on_filters_and_batches() {
+    fn prop(keys: Vec<Vec<u8>>, probes: Vec<Vec<u8>>, bits: u8, signed: bool) -> bool {
+        let policy = BloomFilterPolicy::new(usize::from(bits % 51)).with_hash(variant(signed));
+        let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+        let mut want = vec![7];
+        policy.create_with(Kernel::Scalar, &refs, &mut want);
+        let filter = &want[1..];
+        let probes: Vec<&[u8]> = probes
+            .iter()
+            .map(Vec::as_slice)
+            .chain(refs.iter().copied())
+            .collect();
+        let answers: Vec<bool> = probes
+            .iter()
+            .map(|p| policy.single_with(Kernel::Scalar, p, filter))
+            .collect();
+        Kernel::all().into_iter().all(|kernel| {
+            let mut got = vec![7];
+            policy.create_with(kernel, &refs, &mut got);
+            let mut batch = vec![false; probes.len()];
+            policy.batch_with(kernel, &probes, filter, &mut batch);
+            let single: Vec<bool> = probes
+                .iter()
+                .map(|p| policy.single_with(kernel, p, filter))
+                .collect();
+            got == want && batch == answers && single == answers
+        })
+    }
+    QuickCheck::new()
+        .tests(2_000)
+        .quickcheck(prop as fn(Vec<Vec<u8>>, Vec<Vec<u8>>, u8, bool) -> bool);
+    exercised("kernels_agree_on_filters_and_batches", &Kernel::all());
+}
+
+/// Filters and batches of keys of one length (the AVX2 kernel's work),
+/// every length 0..=80, both variants, any bits per key.
+#[test]
+fn kernels_agree_on_keys_of_one_length() {
+    fn prop(len: u8, n: u16, seed: u64, bits: u8, signed: bool) -> bool {
+        let (len, n) = (usize::from(len % 81), usize::from(n % 300));
+        let mut x = seed | 1;
+        let keys: Vec<Vec<u8>> = (0..n)
+            .map(|_| {
+                (0..len)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        x as u8
+                    })
+                    .collect()
+            })
+            .collect();
+        let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+        let policy = BloomFilterPolicy::new(usize::from(bits % 51)).with_hash(variant(signed));
+        let mut want = Vec::new();
+        policy.create_with(Kernel::Scalar, &refs, &mut want);
+        // Each key, and each key with its first byte changed (mostly absent).
+        let others: Vec<Vec<u8>> = keys
+            .iter()
+            .filter(|k| !k.is_empty())
+            .map(|k| [&[k[0] ^ 0x5a][..], &k[1..]].concat())
+            .collect();
+        let probes: Vec<&[u8]> = refs
+            .iter()
+            .copied()
+            .chain(others.iter().map(Vec::as_slice))
+            .collect();
+        let answers: Vec<bool> = probes
+            .iter()
+            .map(|p| policy.single_with(Kernel::Scalar, p, &want))
+            .collect();
+        Kernel::all().into_iter().all(|kernel| {
+            let mut got = Vec::new();
+            policy.create_with(kernel, &refs, &mut got);
+            let mut batch = vec![false; probes.len()];
+            policy.batch_with(kernel, &probes, &want, &mut batch);
+            got == want && batch == answers
+        })
+    }
+    QuickCheck::new()
+        .tests(3_000)
+        .quickcheck(prop as fn(u8, u16, u64, u8, bool) -> bool);
+    exercised("kernels_agree_on_keys_of_one_length", &Kernel::all());
+}
+
+/// Single lookups on any bytes: every k byte (0 to 30 probed, others
+/// answered), filters from empty on with bits set at random (small ones
+/// have probes on their last bytes, where the vector lookups read the
+/// array's last 4 bytes), both variants.
+#[test]
+fn kernels_agree_on_single_lookups() {
+    fn prop(array: Vec<u8>, k: u8, keys: Vec<Vec<u8>>, signed: bool) -> bool {
+        let mut filter = array;
+        filter.push(k % 40);
+        let policy = BloomFilterPolicy::new(10).with_hash(variant(signed));
+        keys.iter().all(|key| {
+            [&filter[..], &filter[filter.len() - 1..]].iter().all(|f| {
+                let want = policy.single_with(Kernel::Scalar, key, f);
+                Kernel::all()
+                    .into_iter()
+                    .all(|kernel| policy.single_with(kernel, key, f) == want)
+            })
+        })
+    }
+    QuickCheck::new()
+        .tests(20_000)
+        .quickcheck(prop as fn(Vec<u8>, u8, Vec<Vec<u8>>, bool) -> bool);
+    // Dense and sparse arrays, so that both answers are common.
+    let policy = BloomFilterPolicy::new(10);
+    let kernels = Kernel::all();
+    for fill in [0x00u8, 0xff, 0xf7, 0x7f, 0x5a] {
+        for len in [0, 1, 3, 4, 5, 63, 1000] {
+            let mut filter = vec![fill; len + 1];
+            for k in 0..=32u8 {
+                filter[len] = k;
+                for i in 0..200u32 {
+                    let key = i.wrapping_mul(0x9e37_79b9).to_le_bytes();
+                    for &kernel in &kernels {
+                        assert_eq!(
+                            policy.single_with(kernel, &key, &filter),
+                            policy.single_with(Kernel::Scalar, &key, &filter),
+                            "{kernel:?} fill {fill:#x} len {len} k {k} key {key:02x?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+    exercised("kernels_agree_on_single_lookups", &kernels);
+}
+
+/// The filter of `keys` and the answers for `probes`, for both hash
+/// variants, asserted the same on every kernel as on the portable one; the
+/// answers, a vector per variant.
+fn kernels_agree(keys: &[&[u8]], probes: &[&[u8]], what: &str) -> Vec<Vec<bool>> {
+    [HashVariant::Unsigned, HashVariant::Signed]
+        .into_iter()
+        .map(|variant| {
+            let policy = BloomFilterPolicy::new(10).with_hash(variant);
+            let mut want = Vec::new();
+            policy.create_with(Kernel::Scalar, keys, &mut want);
+            let mut answers = vec![false; probes.len()];
+            policy.batch_with(Kernel::Scalar, probes, &want, &mut answers);
+            for kernel in Kernel::all() {
+                let mut got = Vec::new();
+                policy.create_with(kernel, keys, &mut got);
+                assert!(got == want, "{kernel:?} {what} {variant:?}");
+                let mut batch = vec![false; probes.len()];
+                policy.batch_with(kernel, probes, &want, &mut batch);
+                assert!(batch == answers, "{kernel:?} {what} {variant:?}");
+            }
+            answers
+        })
+        .collect()
+}
+
+/// Many keys of every length 0..=80 (the AVX-512 kernel sorts windows of
+/// varying lengths, and lengths from 64 on share a class), with tail bytes
+/// >= 0x80: the same filters and answers on every kernel.
+#[test]
+fn kernels_agree_on_many_keys_of_mixed_lengths() {
+    let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    for n in [255, 256, 1000, 4096, 4097, 9000] {
+        let keys: Vec<Vec<u8>> = (0..n)
+            .map(|_| {
+                let len = (next() % 81) as usize;
+                (0..len).map(|_| next() as u8 | 0x40).collect()
+            })
+            .collect();
+        let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+        let probes: Vec<&[u8]> = refs
+            .iter()
+            .map(|k| &k[k.len() / 3..])
+            .chain(refs.iter().copied())
+            .collect();
+        for answers in kernels_agree(&refs, &probes, &format!("n {n}")) {
+            assert!(
+                answers[probes.len() - n..].iter().all(|&hit| hit),
+                "no false negatives"
+            );
+        }
+    }
+    exercised(
+        "kernels_agree_on_many_keys_of_mixed_lengths",
+        &Kernel::all(),
+    );
+}
+
+/// Windows of 16-byte keys with a few keys of other lengths (0, 3, 17, 70
+/// bytes) that the vector kernels' samples of lengths miss. The same
+/// filters and answers on every kernel, windows of present and of absent
+/// keys in turn (the AVX-512 kernel answers a window by the cascade or by
+/// pairs, chosen by the last window's answers, and switches both ways).
+#[test]
+fn kernels_agree_when_a_few_keys_have_other_lengths() {
+    let mut keys: Vec<Vec<u8>> = (1..=4096u64)
+        .map(|i| {
+            let x = i.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            (0..16).map(|j| (x >> (4 * j)) as u8 | 0x80).collect()
+        })
+        .collect();
+    for (at, len) in [(1, 17), (1000, 0), (2001, 3), (4095, 70)] {
+        keys[at] = (0..len).map(|j| j as u8 ^ 0xa5).collect();
+    }
+    let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+    let absent = refs.iter().map(|k| &k[k.len() / 2..]);
+    let probes: Vec<&[u8]> = refs
+        .iter()
+        .copied()
+        .chain(refs.iter().copied())
+        .chain(absent.clone())
+        .chain(absent)
+        .collect();
+    for answers in kernels_agree(&refs, &probes, "a few other lengths") {
+        assert!(
+            answers[..2 * refs.len()].iter().all(|&hit| hit),
+            "no false negatives"
+        );
+    }
+    exercised(
+        "kernels_agree_when_a_few_keys_have_other_lengths",
+        &Kernel::all(),
+    );
+}
+
+/// A filter past the L2 cache (625 KB): LevelDB's formula's bytes on every
+/// kernel, the same answers batched or not.
+#[test]
+fn large_filters_agree_with_the_formula() {
+    let keys: Vec<Vec<u8>> = (0u32..100_000)
+        .map(|i| [i.to_le_bytes(), (i * 7).to_le_bytes(), [0x80, 1, 2, 0xff]].concat())
+        .collect();
+    let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+    let kernels = Kernel::all();
+    for variant in [HashVariant::Unsigned, HashVariant::Signed] {
+        let policy = BloomFilterPolicy::new(50).with_hash(variant);
+        let bits = 100_000 * 50;
+        let mut want = vec![0u8; bits / 8];
+        for key in &refs {
+            for pos in naive(hash(key, SEED, variant), bits as u64, policy.k()) {
+                want[pos / 8] |= 1 << (pos % 8);
+            }
+        }
+        want.push(policy.k() as u8);
+        for &kernel in &kernels {
+            let mut filter = Vec::new();
+            policy.create_with(kernel, &refs, &mut filter);
+            assert!(filter == want, "{kernel:?} {variant:?}");
+            let probes: Vec<&[u8]> = refs
+                .iter()
+                .step_by(50)
+                .copied()
+                .chain(refs.iter().map(|k| &k[1..]))
+                .collect();
+            let mut batch = vec![false; probes.len()];
+            policy.batch_with(kernel, &probes, &filter, &mut batch);
+            for (probe, answer) in probes.iter().zip(&batch) {
+                assert_eq!(*answer, policy.single_with(kernel, probe, &filter));
+                assert_eq!(*answer, policy.key_may_match(probe, &filter));
+            }
+        }
+    }
+    exercised("large_filters_agree_with_the_formula", &kernels);
+}

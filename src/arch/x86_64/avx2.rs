@@ -1,0 +1,370 @@
+//! The AVX2 kernel: filters and batches of keys of one length, eight keys at
+//! a time, with no gathers (slow on many AVX2 cores). Eight keys of one
+//! length hash together from 16-byte chunks loaded and transposed; probe
+//! positions come from doubles; the rows of positions are stored a group
+//! ahead of the scalar loads and read-modify-writes that use them.
+//!
+//! Every `unsafe fn` here needs, besides the terms of its `# Safety`
+//! section, a CPU with the features it enables: the kernel's type is the
+//! proof of that, and only its methods call in from outside.
+
+use std::arch::x86_64::*;
+use std::mem::MaybeUninit;
+
+use super::M;
+use crate::arch::vectorable;
+use crate::bloom::SEED;
+use crate::HashVariant;
+
+/// Proof that this CPU has AVX2: only [`Avx2::detect`] makes one, so that
+/// every method may run this kernel's code (which enables AVX2) safely.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Avx2(());
+
+impl Avx2 {
+    /// The kernel, where the CPU has AVX2.
+    pub(crate) fn detect() -> Option<Avx2> {
+        std::is_x86_feature_detected!("avx2").then_some(Avx2(()))
+    }
+
+    /// Sets in `array` the `k` probe bits of every key; `false` (nothing
+    /// written) for an array or a `k` this kernel does not take.
+    pub(crate) fn insert(
+        self,
+        keys: &[&[u8]],
+        variant: HashVariant,
+        k: usize,
+        array: &mut [u8],
+    ) -> bool {
+        if !vectorable(array.len(), k) {
+            return false;
+        }
+        // SAFETY: `self` proves the CPU has AVX2; the array's length and k
+        // were checked.
+        unsafe { insert(keys, variant, k, array) };
+        true
+    }
+
+    /// For each key, whether all `k` of its probe bits are set in `array`,
+    /// into `out` (as long as `keys`); `false` (nothing written) for an
+    /// array or a `k` this kernel does not take.
+    pub(crate) fn contains_batch(
+        self,
+        keys: &[&[u8]],
+        variant: HashVariant,
+        k: usize,
+        array: &[u8],
+        out: &mut [bool],
+    ) -> bool {
+        if !vectorable(array.len(), k) || keys.len() != out.len() {
+            return false;
+        }
+        // SAFETY: `self` proves the CPU has AVX2; the array's length, k and
+        // `out` were checked.
+        unsafe { contains(keys, variant, k, array, out) };
+        true
+    }
+
+    /// LevelDB's `Hash` of each key, by this kernel's groups (for the tests).
+    #[cfg(test)]
+    pub(crate) fn hashes(self, keys: &[&[u8]], variant: HashVariant) -> Vec<u32> {
+        let mut hashes = Vec::new();
+        for group in keys.chunks(8) {
+            let mut h = [0u32; 8];
+            // SAFETY: `self` proves the CPU has AVX2; `h` is 32 bytes.
+            unsafe { _mm256_storeu_si256(h.as_mut_ptr().cast(), hash8(group, variant)) };
+            hashes.extend_from_slice(&h[..group.len()]);
+        }
+        hashes
+    }
+
+    /// The positions of 30 probes of each hash in a filter of `bits` bits
+    /// (`0 < bits <= 2^31`), by this kernel's reduction (for the tests).
+    #[cfg(test)]
+    pub(crate) fn positions(self, hashes: &[u32], bits: u64) -> Vec<[u32; 30]> {
+        assert!(bits > 0 && bits <= 1 << 31);
+        let mut all = Vec::new();
+        for group in hashes.chunks(8) {
+            let mut lanes = [0u32; 8];
+            lanes[..group.len()].copy_from_slice(group);
+            let mut rows = [MaybeUninit::<[u32; 8]>::uninit(); 30];
+            // SAFETY: `self` proves the CPU has AVX2.
+            unsafe {
+                let reducer = Reducer::new(bits);
+                positions(&reducer, load8(&lanes), &mut rows);
+            }
+            // SAFETY: `positions` wrote every row.
+            let rows = rows.map(|row| unsafe { row.assume_init() });
+            all.extend((0..group.len()).map(|lane| rows.map(|row| row[lane])));
+        }
+        all
+    }
+}
+
+/// `h % bits` for one filter's `0 < bits <= 2^31`, eight lanes at a
+/// time, the quotient from doubles (AVX2 has no unsigned conversions).
+struct Reducer {
+    /// Just under `1 / bits`, so that quotients are never too large.
+    inv: __m256d,
+    bits: __m256i,
+}
+
+impl Reducer {
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn new(bits: u64) -> Reducer {
+        Reducer {
+            inv: _mm256_set1_pd(super::inverse(bits)),
+            bits: _mm256_set1_epi32(bits as u32 as i32),
+        }
+    }
+
+    /// As the AVX-512 `Reducer::rem16`: `h - q * bits` is in
+    /// `[0, 2 * bits)`, and one unsigned minimum ends it.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn rem8(&self, h: __m256i) -> __m256i {
+        // h as a double: its top bit flipped, converted as signed, plus
+        // 2^31 (exact). The quotient is below 2^26: it fits the signed
+        // conversion back.
+        let flipped = _mm256_xor_si256(h, _mm256_set1_epi32(i32::MIN));
+        let q = _mm256_set_m128i(
+            self.quotient4(_mm256_extracti128_si256::<1>(flipped)),
+            self.quotient4(_mm256_castsi256_si128(flipped)),
+        );
+        let r = _mm256_sub_epi32(h, _mm256_mullo_epi32(q, self.bits));
+        _mm256_min_epu32(r, _mm256_sub_epi32(r, self.bits))
+    }
+
+    /// `floor(h * inv)` for four lanes of `h` with its top bit flipped.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn quotient4(&self, flipped: __m128i) -> __m128i {
+        let x = _mm256_add_pd(_mm256_cvtepi32_pd(flipped), _mm256_set1_pd(2147483648.0));
+        _mm256_cvttpd_epi32(_mm256_mul_pd(x, self.inv))
+    }
+}
+
+/// See [`Avx2::insert`]: eight keys at a time. Eight keys of one length
+/// hash together, their 16-byte chunks loaded and transposed (no
+/// gathers, which are slow on many AVX2 cores); others one by one. The
+/// eight keys' probe positions come a probe at a time from doubles and
+/// their bits are set by scalar read-modify-writes.
+///
+/// # Safety
+/// The CPU must have AVX2; `0 < array.len() <= 2^28`.
+#[target_feature(enable = "avx2")]
+unsafe fn insert(keys: &[&[u8]], variant: HashVariant, k: usize, array: &mut [u8]) {
+    let reducer = Reducer::new(array.len() as u64 * 8);
+    // Rows of byte indexes and bit masks are stored a group ahead of the
+    // bits they set: a row read at once after its store waits on it.
+    // Each group's rows are written before they are read: left
+    // uninitialized, as zeroing them cost more than setting the bits of
+    // a filter of 34 keys.
+    let mut rows = [[MaybeUninit::<[u32; 8]>::uninit(); 60]; 2];
+    let mut ready = 0;
+    for (g, group) in keys.chunks(8).enumerate() {
+        masks(&reducer, hash8(group, variant), &mut rows[g % 2][..2 * k]);
+        // SAFETY (here and below): the rows read were written by
+        // `masks` for the last group, from positions of `reducer`, made
+        // for `array`: indexes below array.len().
+        if g > 0 {
+            unsafe { set_rows(array, &rows[(g + 1) % 2][..2 * k], 8) };
+        }
+        ready = group.len();
+    }
+    let groups = keys.len().div_ceil(8);
+    if groups > 0 {
+        unsafe { set_rows(array, &rows[(groups + 1) % 2][..2 * k], ready) };
+    }
+}
+
+/// See [`Avx2::contains_batch`]: as `insert`, eight keys at a time, each key's
+/// bits tested a group after its rows of positions were stored, all k
+/// of them, with no branch on the bits.
+///
+/// # Safety
+/// The CPU must have AVX2; `0 < array.len() <= 2^28`;
+/// `out.len() == keys.len()`.
+#[target_feature(enable = "avx2")]
+unsafe fn contains(keys: &[&[u8]], variant: HashVariant, k: usize, array: &[u8], out: &mut [bool]) {
+    let reducer = Reducer::new(array.len() as u64 * 8);
+    // Written before read, as in `insert`.
+    let mut rows = [[MaybeUninit::<[u32; 8]>::uninit(); 30]; 2];
+    for (g, group) in keys.chunks(8).enumerate() {
+        positions(&reducer, hash8(group, variant), &mut rows[g % 2][..k]);
+        // SAFETY (here and below): the rows read were written by
+        // `positions` for the last group, with positions of `reducer`,
+        // made for `array`: below 8 * array.len().
+        if g > 0 {
+            let out = &mut out[8 * (g - 1)..8 * g];
+            unsafe { test_rows(array, &rows[(g + 1) % 2][..k], out) };
+        }
+    }
+    let groups = keys.len().div_ceil(8);
+    if groups > 0 {
+        let last = &mut out[8 * (groups - 1)..];
+        unsafe { test_rows(array, &rows[(groups + 1) % 2][..k], last) };
+    }
+}
+
+/// Stores the positions of the probes of eight keys hashed to `h`, a row
+/// per probe.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn positions(reducer: &Reducer, h: __m256i, rows: &mut [MaybeUninit<[u32; 8]>]) {
+    let delta = _mm256_or_si256(_mm256_srli_epi32::<17>(h), _mm256_slli_epi32::<15>(h));
+    let mut h = h;
+    for row in rows {
+        // SAFETY: `row` is 32 bytes.
+        unsafe { _mm256_storeu_si256(row.as_mut_ptr().cast(), reducer.rem8(h)) };
+        h = _mm256_add_epi32(h, delta);
+    }
+}
+
+/// For each of the `out.len()` first lanes, whether every row's bit is
+/// set.
+///
+/// # Safety
+/// The rows are initialized, and those lanes of every row are below
+/// `8 * array.len()`: positions of the `Reducer` made for `array`.
+#[inline]
+unsafe fn test_rows(array: &[u8], rows: &[MaybeUninit<[u32; 8]>], out: &mut [bool]) {
+    for (lane, answer) in out.iter_mut().enumerate() {
+        let mut all = true;
+        for row in rows {
+            // SAFETY: initialized, by the caller.
+            let pos = unsafe { row.assume_init_ref() }[lane];
+            // SAFETY: pos < 8 * array.len(), by the caller.
+            let byte = unsafe { *array.get_unchecked((pos / 8) as usize) };
+            all &= byte & (1 << (pos % 8)) != 0;
+        }
+        *answer = all;
+    }
+}
+
+/// Stores, for the probes of eight keys hashed to `h`, a row of byte
+/// indexes and a row of bit masks per probe.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn masks(reducer: &Reducer, h: __m256i, rows: &mut [MaybeUninit<[u32; 8]>]) {
+    let delta = _mm256_or_si256(_mm256_srli_epi32::<17>(h), _mm256_slli_epi32::<15>(h));
+    let (seven, one) = (_mm256_set1_epi32(7), _mm256_set1_epi32(1));
+    let mut h = h;
+    for pair in rows.chunks_exact_mut(2) {
+        let pos = reducer.rem8(h);
+        let mask = _mm256_sllv_epi32(one, _mm256_and_si256(pos, seven));
+        // SAFETY: each row is 32 bytes.
+        unsafe {
+            _mm256_storeu_si256(pair[0].as_mut_ptr().cast(), _mm256_srli_epi32::<3>(pos));
+            _mm256_storeu_si256(pair[1].as_mut_ptr().cast(), mask);
+        }
+        h = _mm256_add_epi32(h, delta);
+    }
+}
+
+/// Sets the bits of the first `lanes` lanes of each pair of rows (byte
+/// indexes, then bit masks).
+///
+/// # Safety
+/// The rows are initialized, and those indexes are below `array.len()`:
+/// positions of the `Reducer` made for `array`, divided by 8.
+#[inline]
+unsafe fn set_rows(array: &mut [u8], rows: &[MaybeUninit<[u32; 8]>], lanes: usize) {
+    for pair in rows.chunks_exact(2) {
+        // SAFETY: initialized, by the caller.
+        let (at, mask) = unsafe { (pair[0].assume_init_ref(), pair[1].assume_init_ref()) };
+        for (&at, &mask) in at[..lanes].iter().zip(&mask[..lanes]) {
+            // SAFETY: at < array.len(), by the caller.
+            unsafe { *array.get_unchecked_mut(at as usize) |= mask as u8 };
+        }
+    }
+}
+
+/// LevelDB's `Hash` of up to eight keys, in lanes; lanes past the keys
+/// hold no hash.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn hash8(keys: &[&[u8]], variant: HashVariant) -> __m256i {
+    if let [first, ..] = keys {
+        if keys.len() == 8 && keys.iter().all(|key| key.len() == first.len()) {
+            return hash_same8(keys, first.len(), variant);
+        }
+    }
+    let mut hashes = [0u32; 8];
+    for (h, key) in hashes.iter_mut().zip(keys) {
+        *h = crate::hash(key, SEED, variant);
+    }
+    // SAFETY: `hashes` is 32 bytes.
+    unsafe { _mm256_loadu_si256(hashes.as_ptr().cast()) }
+}
+
+/// LevelDB's `Hash` of eight keys of `len` bytes each.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn hash_same8(keys: &[&[u8]], len: usize, variant: HashVariant) -> __m256i {
+    let mut h = _mm256_set1_epi32((SEED ^ (len as u32).wrapping_mul(M as u32)) as i32);
+    // Whole 16-byte chunks: key j's chunk in lane half j / 4 of a[j % 4],
+    // then a 4x4 transpose in each half gives word t of every key.
+    let mut at = 0;
+    while at + 16 <= len {
+        let a = [
+            _mm256_set_m128i(load16(keys[4], at), load16(keys[0], at)),
+            _mm256_set_m128i(load16(keys[5], at), load16(keys[1], at)),
+            _mm256_set_m128i(load16(keys[6], at), load16(keys[2], at)),
+            _mm256_set_m128i(load16(keys[7], at), load16(keys[3], at)),
+        ];
+        let t0 = _mm256_unpacklo_epi32(a[0], a[1]);
+        let t1 = _mm256_unpackhi_epi32(a[0], a[1]);
+        let t2 = _mm256_unpacklo_epi32(a[2], a[3]);
+        let t3 = _mm256_unpackhi_epi32(a[2], a[3]);
+        h = round(h, _mm256_unpacklo_epi64(t0, t2));
+        h = round(h, _mm256_unpackhi_epi64(t0, t2));
+        h = round(h, _mm256_unpacklo_epi64(t1, t3));
+        h = round(h, _mm256_unpackhi_epi64(t1, t3));
+        at += 16;
+    }
+    // Whole words left, then the tail.
+    let mut words = [0u32; 8];
+    while at + 4 <= len {
+        for (word, key) in words.iter_mut().zip(keys) {
+            *word = u32::from_le_bytes([key[at], key[at + 1], key[at + 2], key[at + 3]]);
+        }
+        h = round(h, load8(&words));
+        at += 4;
+    }
+    if at == len {
+        return h;
+    }
+    for (word, key) in words.iter_mut().zip(keys) {
+        *word = crate::hash::tail(key, variant);
+    }
+    let h = _mm256_mullo_epi32(_mm256_add_epi32(h, load8(&words)), _mm256_set1_epi32(M));
+    _mm256_xor_si256(h, _mm256_srli_epi32::<24>(h))
+}
+
+/// One round of LevelDB's `Hash` in eight lanes: `h = (h + w) * m`,
+/// then `h ^= h >> 16`.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn round(h: __m256i, w: __m256i) -> __m256i {
+    let h = _mm256_mullo_epi32(_mm256_add_epi32(h, w), _mm256_set1_epi32(M));
+    _mm256_xor_si256(h, _mm256_srli_epi32::<16>(h))
+}
+
+/// Bytes `at..at + 16` of `key`.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn load16(key: &[u8], at: usize) -> __m128i {
+    let bytes: &[u8; 16] = key[at..at + 16].try_into().expect("16 bytes");
+    // SAFETY: `bytes` is 16 bytes.
+    unsafe { _mm_loadu_si128(bytes.as_ptr().cast()) }
+}
+
+/// Eight words as a vector.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn load8(words: &[u32; 8]) -> __m256i {
+    // SAFETY: `words` is 32 bytes.
+    unsafe { _mm256_loadu_si256(words.as_ptr().cast()) }
+}

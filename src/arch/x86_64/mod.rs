@@ -1,0 +1,22 @@
+//! The x86-64 kernels, each self-contained (hash, positions, setting and
+//! testing bits for its instruction set): `avx512` and `avx2`. What they
+//! share is here. These files hold the crate's only `unsafe` code.
+#![allow(unsafe_code)]
+
+mod avx2;
+mod avx512;
+
+pub(crate) use avx2::Avx2;
+pub(crate) use avx512::Avx512;
+
+/// LevelDB's hash multiplier, as the vector lanes take it.
+const M: i32 = 0xc6a4a793_u32 as i32;
+
+/// Just under `1 / bits`: four ulps less than the nearest double, so that
+/// `h * inv` truncated is `h / bits` rounded down or one less, for every
+/// 32-bit `h` and `bits <= 2^31` (see `avx512::Reducer::rem16`).
+fn inverse(bits: u64) -> f64 {
+    // 1 / bits is within half an ulp; four ulps less is below it by a
+    // relative 2^-52 or more, and by at most 2^-49.
+    f64::from_bits((1.0 / bits as f64).to_bits() - 4)
+}
