@@ -117,6 +117,14 @@ pub enum Error {
         /// The most allowed.
         limit: u64,
     },
+    /// A field holds a value this crate does not read (a RocksDB footer's
+    /// checksum type or format_version).
+    Unsupported {
+        /// The field, and what is read.
+        what: &'static str,
+        /// The value found.
+        found: u64,
+    },
     /// A block's contents do not parse.
     CorruptBlock {
         /// Which block.
@@ -212,6 +220,7 @@ impl fmt::Display for Error {
                 f,
                 "{block} at offset {offset}: {what} is {found} bytes, past the limit of {limit}"
             ),
+            Error::Unsupported { what, found } => write!(f, "unsupported {what}: found {found}"),
             Error::CorruptBlock { block, offset, what } => {
                 write!(f, "corrupt {block} at offset {offset}: {what}")
             }

@@ -130,6 +130,7 @@ mod check;
 mod error;
 mod filter_block;
 mod hash;
+pub mod rocksdb;
 mod table;
 
 use std::sync::Arc;

@@ -71,8 +71,12 @@ pub enum BlockKind {
     Index,
     /// The metaindex block: names the filter block.
     Metaindex,
-    /// The filter block.
+    /// The filter block (or a partition of a partitioned filter).
     Filter,
+    /// A RocksDB table's properties block.
+    Properties,
+    /// A RocksDB partitioned filter's index of partitions.
+    FilterIndex,
 }
 
 impl fmt::Display for BlockKind {
@@ -82,6 +86,8 @@ impl fmt::Display for BlockKind {
             BlockKind::Index => "index block",
             BlockKind::Metaindex => "metaindex block",
             BlockKind::Filter => "filter block",
+            BlockKind::Properties => "properties block",
+            BlockKind::FilterIndex => "filter partition index",
         })
     }
 }
@@ -469,7 +475,7 @@ impl<'b> BlockIter<'b> {
 
     /// A cursor whose keys may expand to [`KEY_EXPANSION`] times `stored_len`
     /// and a block trailer.
-    fn with_budget(block: &'b [u8], stored_len: u64) -> Self {
+    pub(crate) fn with_budget(block: &'b [u8], stored_len: u64) -> Self {
         let budget = stored_len
             .saturating_add(BLOCK_TRAILER_LEN)
             .saturating_mul(KEY_EXPANSION as u64);

@@ -13,7 +13,7 @@ use vectors::{read_cases, unhex, Case};
 /// CRC-32C) and size of each golden file: a file mangled in transit fails here.
 #[test]
 fn manifests_match_files() {
-    for dir in ["vectors", "tables"] {
+    for dir in ["vectors", "tables", "rocksdb"] {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("testdata")
             .join(dir);
@@ -36,7 +36,7 @@ fn manifests_match_files() {
             .unwrap()
             .filter(|e| {
                 let name = e.as_ref().unwrap().file_name().into_string().unwrap();
-                [".vec", ".ldb", ".probe"].iter().any(|x| name.ends_with(x))
+                [".vec", ".ldb", ".probe", ".sst", ".answers"].iter().any(|x| name.ends_with(x))
             })
             .count();
         assert_eq!(checked, files, "{}", dir.display());

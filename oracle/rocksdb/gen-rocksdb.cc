@@ -1,0 +1,183 @@
+// Writes RocksDB SST files with RocksDB 7.8 itself (Debian's librocksdb-dev),
+// one per filter kind and table option, and beside each RocksDB's own
+// per-key decisions: the file is ingested into a DB, each probe key is read
+// with Get, and the BLOOM_FILTER_USEFUL ticker says whether the filter ruled
+// the key out. These are the golden tables of testdata/rocksdb/.
+//
+//   g++ -std=c++17 -O1 gen-rocksdb.cc -lrocksdb -o gen-rocksdb
+//   ./gen-rocksdb OUT_DIR [SEED]
+//
+// For each table NAME: NAME.sst, and NAME.answers, one line per key, in
+// order: `<key hex> written|unwritten may-match|absent`, whether the table
+// holds the key, then RocksDB's decision from the filter. The unwritten keys
+// lie between the table's first and last keys (RocksDB consults a file's
+// filter only for those). And hash64.vec, RocksDB's 64-bit key hash of
+// inputs of every length.
+#include <rocksdb/db.h>
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/options.h>
+#include <rocksdb/sst_file_writer.h>
+#include <rocksdb/statistics.h>
+#include <rocksdb/table.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+using namespace rocksdb;
+
+// RocksDB's 64-bit key hash (util/hash.h, not in the public headers; the
+// library exports it): XXPH3, what FastLocalBloom and Ribbon filters hash.
+namespace rocksdb {
+uint64_t Hash64(const char* data, size_t n);
+}
+
+static void check(const Status& s, const std::string& what) {
+  if (!s.ok()) {
+    fprintf(stderr, "gen-rocksdb: %s: %s\n", what.c_str(), s.ToString().c_str());
+    exit(1);
+  }
+}
+
+static std::string hex(const std::string& s) {
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : s) {
+    out.push_back(digits[c >> 4]);
+    out.push_back(digits[c & 15]);
+  }
+  return out;
+}
+
+struct Rng {
+  uint64_t x;
+  uint64_t next() {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return x;
+  }
+};
+
+struct Spec {
+  std::string name;
+  std::string policy;  // "bloom" or "ribbon"
+  double bits_per_key;
+  int format_version;
+  bool partitioned;
+  ChecksumType checksum;
+  CompressionType compression;
+  int keys;
+  bool varied;  // keys of varying lengths (with bytes >= 0x80), else fixed
+};
+
+// Key i of a table: even i are written, odd i are probed as absent.
+static std::string key_of(const Spec& spec, uint64_t seed, int i) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "key%08d", i);
+  std::string key(buf);
+  if (spec.varied) {
+    Rng rng{seed * 0x9e3779b97f4a7c15ull + uint64_t(i) * 0x2545f4914f6cdd1dull + 1};
+    int extra = int(rng.next() % 24);
+    for (int j = 0; j < extra; j++) key.push_back(char(rng.next() & 0xff));
+  }
+  return key;
+}
+
+static void write_table(const std::string& dir, const Spec& spec, uint64_t seed) {
+  BlockBasedTableOptions table;
+  if (spec.policy == "ribbon") {
+    table.filter_policy.reset(NewRibbonFilterPolicy(spec.bits_per_key));
+  } else {
+    table.filter_policy.reset(NewBloomFilterPolicy(spec.bits_per_key));
+  }
+  table.format_version = spec.format_version;
+  table.checksum = spec.checksum;
+  table.block_size = 1024;
+  if (spec.partitioned) {
+    table.partition_filters = true;
+    table.index_type = BlockBasedTableOptions::kTwoLevelIndexSearch;
+    table.metadata_block_size = 256;
+  }
+  Options options;
+  options.table_factory.reset(NewBlockBasedTableFactory(table));
+  options.compression = spec.compression;
+  options.create_if_missing = true;
+  options.statistics = CreateDBStatistics();
+
+  std::string sst = dir + "/" + spec.name + ".sst";
+  SstFileWriter writer(EnvOptions(), options);
+  check(writer.Open(sst), "open " + sst);
+  for (int i = 0; i < 2 * spec.keys; i += 2) {
+    std::string key = key_of(spec, seed, i);
+    check(writer.Put(key, "v" + std::to_string(i)), "put");
+  }
+  check(writer.Finish(), "finish " + sst);
+
+  // RocksDB's own answers: ingest a copy, Get each probe key.
+  std::string db_dir = dir + "/.db-" + spec.name;
+  DestroyDB(db_dir, options);
+  DB* raw = nullptr;
+  check(DB::Open(options, db_dir, &raw), "open db");
+  std::unique_ptr<DB> db(raw);
+  IngestExternalFileOptions ingest;
+  ingest.move_files = false;
+  check(db->IngestExternalFile({sst}, ingest), "ingest " + sst);
+  std::ofstream answers(dir + "/" + spec.name + ".answers");
+  ReadOptions read;
+  for (int i = 0; i < 2 * spec.keys - 1; i++) {
+    std::string key = key_of(spec, seed, i);
+    uint64_t before = options.statistics->getTickerCount(BLOOM_FILTER_USEFUL);
+    std::string value;
+    Status s = db->Get(read, key, &value);
+    if (!s.ok() && !s.IsNotFound()) check(s, "get");
+    bool ruled_out = options.statistics->getTickerCount(BLOOM_FILTER_USEFUL) > before;
+    if (i % 2 == 0 && (ruled_out || !s.ok())) {
+      fprintf(stderr, "gen-rocksdb: %s: a written key was not found\n", spec.name.c_str());
+      exit(1);
+    }
+    answers << hex(key) << (i % 2 == 0 ? " written" : " unwritten")
+            << (ruled_out ? " absent" : " may-match") << "\n";
+  }
+  db.reset();
+  DestroyDB(db_dir, options);
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: gen-rocksdb OUT_DIR [SEED]\n");
+    return 2;
+  }
+  std::string dir = argv[1];
+  uint64_t seed = argc > 2 ? strtoull(argv[2], nullptr, 10) : 1;
+  std::vector<Spec> specs = {
+      {"fastbloom-fv5-xxh3", "bloom", 10, 5, false, kXXH3, kNoCompression, 1000, false},
+      {"fastbloom-fv5-bpk6.5-crc32c", "bloom", 6.5, 5, false, kCRC32c, kNoCompression, 800, true},
+      {"legacybloom-fv4-crc32c", "bloom", 10, 4, false, kCRC32c, kNoCompression, 1000, true},
+      {"legacybloom-fv2-xxhash64", "bloom", 10, 2, false, kxxHash64, kNoCompression, 1000, false},
+      {"ribbon-fv5-xxh3", "ribbon", 10, 5, false, kXXH3, kNoCompression, 1500, true},
+      {"ribbon-fv5-xxhash", "ribbon", 8, 5, false, kxxHash, kNoCompression, 1200, false},
+      {"fastbloom-fv5-partitioned-xxh3", "bloom", 10, 5, true, kXXH3, kNoCompression, 1500, false},
+      {"legacybloom-fv3-partitioned-crc32c", "bloom", 10, 3, true, kCRC32c, kNoCompression, 1000, true},
+      {"ribbon-fv4-partitioned-xxh3", "ribbon", 10, 4, true, kXXH3, kNoCompression, 2000, true},
+      {"fastbloom-fv5-none", "bloom", 10, 5, false, kNoChecksum, kNoCompression, 500, false},
+  };
+  for (const Spec& spec : specs) write_table(dir, spec, seed);
+  // hash64.vec: `<input hex> <Hash64 as 16 hex digits>`, every length 0..=1100
+  // (every path of XXPH3: short, mid-size, stripes, blocks of 1024).
+  std::ofstream vec(dir + "/hash64.vec");
+  Rng rng{seed * 0x9e3779b97f4a7c15ull + 7};
+  for (int len = 0; len <= 1100; len += (len < 300 ? 1 : 37)) {
+    std::string input;
+    for (int j = 0; j < len; j++) input.push_back(char(rng.next() & 0xff));
+    char digits[17];
+    snprintf(digits, sizeof digits, "%016llx",
+             (unsigned long long)Hash64(input.data(), input.size()));
+    vec << hex(input) << " " << digits << "\n";
+  }
+  return 0;
+}

@@ -1,0 +1,226 @@
+//! RocksDB's full-filter payloads (util/bloom_impl.h, util/ribbon_impl.h,
+//! table/block_based/filter_policy.cc): a filter's last 5 bytes say which
+//! implementation reads it, and RocksDB answers "may match" for any it does
+//! not know, "no" for a payload of 1 to 5 bytes.
+
+use super::xxph3::hash64;
+use crate::{hash, HashVariant};
+
+/// The implementation a full filter (or a partition of one) is read with,
+/// from its 5-byte metadata trailer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FilterBits<'a> {
+    /// An empty payload: RocksDB has no reader and answers "may match".
+    Empty,
+    /// A payload of 1 to 5 bytes: a filter of no keys, which matches none.
+    AlwaysFalse,
+    /// Marker 0 (what RocksDB writes for "no filter"), a reserved marker, or
+    /// a trailer RocksDB does not read: every key may match. `why` says which.
+    AlwaysTrue {
+        /// What the trailer holds.
+        why: &'static str,
+    },
+    /// LegacyBloom (marker 1..=127, format_version < 5): cache-line-local
+    /// Bloom over LevelDB's 32-bit hash with signed tail bytes.
+    LegacyBloom {
+        /// The bit array.
+        data: &'a [u8],
+        /// Probes per key.
+        probes: u32,
+        /// Lines (of `1 << log2_line_bytes` bytes).
+        lines: u32,
+        /// log2 of a line's bytes.
+        log2_line_bytes: u32,
+    },
+    /// FastLocalBloom (marker -1, format_version >= 5): 64-byte blocks, the
+    /// 64-bit XXPH3 hash.
+    FastLocalBloom {
+        /// The bit array, a whole number of 64-byte blocks.
+        data: &'a [u8],
+        /// Probes per key.
+        probes: u32,
+    },
+    /// Standard128Ribbon (marker -2).
+    Ribbon {
+        /// The solution: 16-byte segments.
+        data: &'a [u8],
+        /// The ordinal seed.
+        seed: u8,
+        /// Blocks of 128 slots.
+        blocks: u32,
+    },
+}
+
+impl<'a> FilterBits<'a> {
+    /// How RocksDB 7.8 reads `payload` (`GetBuiltinFilterBitsReader`).
+    pub fn parse(payload: &'a [u8]) -> FilterBits<'a> {
+        if payload.is_empty() {
+            return FilterBits::Empty;
+        }
+        if payload.len() <= 5 {
+            return FilterBits::AlwaysFalse;
+        }
+        let (data, meta) = payload.split_at(payload.len() - 5);
+        let len = data.len();
+        match meta[0] as i8 {
+            0 => FilterBits::AlwaysTrue {
+                why: "marker 0: no probes",
+            },
+            -1 => {
+                let probes = u32::from(meta[2] & 31);
+                let log2_block = 6 + u32::from(meta[2] >> 5);
+                if meta[1] != 0 {
+                    FilterBits::AlwaysTrue {
+                        why: "an unknown Bloom sub-implementation",
+                    }
+                } else if log2_block != 6 || meta[3] != 0 || meta[4] != 0 {
+                    FilterBits::AlwaysTrue {
+                        why: "an unknown Bloom block size or reserved bits",
+                    }
+                } else if !(1..=30).contains(&probes) {
+                    FilterBits::AlwaysTrue {
+                        why: "a probe count outside 1..=30",
+                    }
+                } else if len < 64 {
+                    // RocksDB would read past such a filter; it never writes one.
+                    FilterBits::AlwaysTrue {
+                        why: "a FastLocalBloom filter under 64 bytes",
+                    }
+                } else {
+                    FilterBits::FastLocalBloom { data, probes }
+                }
+            }
+            -2 => {
+                let blocks = u32::from_le_bytes([meta[2], meta[3], meta[4], 0]);
+                if blocks < 2 {
+                    FilterBits::AlwaysTrue {
+                        why: "a Ribbon filter of fewer than 2 blocks",
+                    }
+                } else {
+                    FilterBits::Ribbon {
+                        data,
+                        seed: meta[1],
+                        blocks,
+                    }
+                }
+            }
+            m if m < 0 => FilterBits::AlwaysTrue {
+                why: "a reserved marker",
+            },
+            probes => {
+                let lines = u32::from_le_bytes([meta[1], meta[2], meta[3], meta[4]]);
+                let log2 = if u64::from(lines) * 64 == len as u64 {
+                    Some(6)
+                } else if lines == 0 || len % lines as usize != 0 {
+                    None
+                } else {
+                    let line = len / lines as usize;
+                    line.is_power_of_two().then(|| line.trailing_zeros())
+                };
+                match log2 {
+                    Some(log2_line_bytes) => FilterBits::LegacyBloom {
+                        data,
+                        probes: probes as u32,
+                        lines,
+                        log2_line_bytes,
+                    },
+                    None => FilterBits::AlwaysTrue {
+                        why: "a LegacyBloom line size that is not a power of two",
+                    },
+                }
+            }
+        }
+    }
+
+    /// Whether `key` may be in the set the filter was made of, as RocksDB's
+    /// `MayMatch`.
+    pub fn may_match(&self, key: &[u8]) -> bool {
+        match *self {
+            FilterBits::Empty | FilterBits::AlwaysTrue { .. } => true,
+            FilterBits::AlwaysFalse => false,
+            FilterBits::LegacyBloom {
+                data,
+                probes,
+                lines,
+                log2_line_bytes,
+            } => {
+                let mut h = hash(key, 0xbc9f1d34, HashVariant::Signed);
+                let base = ((h % lines) as usize) << log2_line_bytes;
+                let delta = h.rotate_right(17);
+                let mask = (1u32 << (log2_line_bytes + 3)) - 1;
+                for _ in 0..probes {
+                    let bit = (h & mask) as usize;
+                    if data[base + bit / 8] & (1 << (bit % 8)) == 0 {
+                        return false;
+                    }
+                    h = h.wrapping_add(delta);
+                }
+                true
+            }
+            FilterBits::FastLocalBloom { data, probes } => {
+                let h = hash64(key);
+                let (h1, mut h2) = (h as u32, (h >> 32) as u32);
+                let blocks = (data.len() >> 6) as u64;
+                let base = (((u64::from(h1) * blocks) >> 32) << 6) as usize;
+                for _ in 0..probes {
+                    let bit = (h2 >> 23) as usize;
+                    if data[base + bit / 8] & (1 << (bit % 8)) == 0 {
+                        return false;
+                    }
+                    h2 = h2.wrapping_mul(0x9e37_79b9);
+                }
+                true
+            }
+            FilterBits::Ribbon { data, seed, blocks } => ribbon_may_match(data, seed, blocks, key),
+        }
+    }
+}
+
+/// `Standard128RibbonBitsReader::MayMatch`: the key's 128-bit coefficient
+/// row against the solution's columns at its start; each column's parity
+/// must equal a bit of the key's expected result.
+fn ribbon_may_match(data: &[u8], seed: u8, blocks: u32, key: &[u8]) -> bool {
+    let segments = data.len() / 16;
+    let blocks = blocks as usize;
+    let starts = (blocks * 128 - 127) as u64;
+    let mut upper_cols = segments.div_ceil(blocks);
+    let mut upper_start_block = upper_cols * blocks - segments;
+    if upper_cols > 32 {
+        upper_cols = 32;
+        upper_start_block = 0;
+    }
+    if upper_cols == 0 {
+        return true;
+    }
+    let mut raw_seed = u64::from(seed).wrapping_mul(0xc782_19a2_3eea_dd03);
+    raw_seed ^= (raw_seed & 0xf0f0_f0f0_f0f0_f0f0) >> 4;
+    let raw_seed = raw_seed as u32;
+    let h = (hash64(key) ^ u64::from(raw_seed)).wrapping_mul(0x6193_d459_236a_3a0d);
+    let start = ((u128::from(h) * u128::from(starts)) >> 64) as usize;
+    let a = h.wrapping_mul(0xc28f_8282_2b65_0bed);
+    let coeffs = ((u128::from(a) << 64) ^ u128::from(a ^ 0xc367_844a_6e52_731d)) | 1;
+    let expected = a.swap_bytes() as u32;
+    let (block, bit) = (start / 128, start % 128);
+    let cols = upper_cols - usize::from(block < upper_start_block);
+    let first = block * upper_cols - block.min(upper_start_block);
+    let segment = |i: usize| -> Option<u128> {
+        let bytes = data.get(16 * i..16 * i + 16)?;
+        Some(u128::from_le_bytes(bytes.try_into().ok()?))
+    };
+    for i in 0..cols {
+        let v = if bit == 0 {
+            segment(first + i).map(|s| s & coeffs)
+        } else {
+            segment(first + i)
+                .zip(segment(first + cols + i))
+                .map(|(lo, hi)| (lo & (coeffs << bit)) ^ (hi & (coeffs >> (128 - bit))))
+        };
+        // A solution shorter than its layout says: RocksDB would read past
+        // it; may match.
+        let Some(v) = v else { return true };
+        if (v.count_ones() & 1) != (expected >> i) & 1 {
+            return false;
+        }
+    }
+    true
+}

@@ -1,0 +1,522 @@
+//! RocksDB's block-based tables (SST files written by RocksDB 7.8 and
+//! earlier), read far enough to answer for their filters as RocksDB does:
+//! the footer (legacy and format_version 1 to 5), block trailers with every
+//! checksum type (CRC-32C, xxHash32, xxHash64, XXH3), the metaindex, the
+//! properties block, and full and partitioned filters with each
+//! implementation (LegacyBloom, FastLocalBloom, Standard128Ribbon).
+//!
+//! ```text
+//! data blocks | filter (full, or partitions then their index) | index | properties | metaindex | footer
+//! footer (53 bytes): checksum type (1) | metaindex handle | index handle | padding to 41 | format_version (4) | magic (8)
+//! ```
+//!
+//! What a filter answers is what RocksDB's `Get` decides from it: a key
+//! ruled out is absent; a filter RocksDB cannot read (an unknown marker, a
+//! block whose checksum fails) rules nothing out.
+//!
+//! ```no_run
+//! use leveldb_filter::rocksdb::SstFile;
+//! let bytes = std::fs::read("000012.sst")?;
+//! let sst = SstFile::open(&bytes)?;
+//! println!("format_version {}", sst.footer().format_version);
+//! assert!(sst.key_may_match(b"a key the table holds"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod filter;
+mod xxph3;
+
+use std::cmp::Ordering;
+
+pub use filter::FilterBits;
+pub use xxph3::hash64;
+
+use crate::table::{BlockHandle, BlockIter, BlockKind};
+use crate::Error;
+
+/// The magic number that ends a RocksDB block-based table with a
+/// format_version >= 1 footer.
+pub const ROCKSDB_MAGIC: u64 = 0x88e2_41b7_85f4_cff7;
+/// The magic number of format_version 0, LevelDB's.
+pub const LEGACY_MAGIC: u64 = crate::table::TABLE_MAGIC;
+
+/// The filter names RocksDB 7.8 reads (`<prefix><name>` in the metaindex).
+const BUILTIN_NAMES: [&str; 7] = [
+    "rocksdb.BuiltinBloomFilter",
+    "rocksdb.internal.LegacyBloomFilter",
+    "rocksdb.internal.FastLocalBloomFilter",
+    "rocksdb.internal.Standard128RibbonFilter",
+    "rocksdb.internal.DeprecatedBlockBasedBloomFilter",
+    "bloomfilter",
+    "ribbonfilter",
+];
+
+/// How a table's blocks are checksummed (the footer's first byte).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChecksumType {
+    /// 0: none.
+    None,
+    /// 1: masked CRC-32C, as LevelDB.
+    Crc32c,
+    /// 2: xxHash32, seed 0.
+    XxHash32,
+    /// 3: the low 32 bits of xxHash64, seed 0.
+    XxHash64,
+    /// 4: the low 32 bits of XXH3 (64-bit) of the contents, the type byte
+    /// mixed in after (RocksDB 7.8's default).
+    Xxh3,
+}
+
+impl ChecksumType {
+    fn from_byte(byte: u8) -> Option<ChecksumType> {
+        Some(match byte {
+            0 => ChecksumType::None,
+            1 => ChecksumType::Crc32c,
+            2 => ChecksumType::XxHash32,
+            3 => ChecksumType::XxHash64,
+            4 => ChecksumType::Xxh3,
+            _ => return None,
+        })
+    }
+
+    /// The checksum of a block's contents and its type byte, as stored in
+    /// its trailer (`ComputeBuiltinChecksum`); `None` for no checksum.
+    fn compute(self, contents: &[u8], kind: u8) -> Option<u32> {
+        let with_kind = || [contents, &[kind]].concat();
+        Some(match self {
+            ChecksumType::None => return None,
+            ChecksumType::Crc32c => {
+                let crc = crc32c::crc32c_append(crc32c::crc32c(contents), &[kind]);
+                crc.rotate_right(15).wrapping_add(0xa282_ead8)
+            }
+            ChecksumType::XxHash32 => xxhash_rust::xxh32::xxh32(&with_kind(), 0),
+            ChecksumType::XxHash64 => xxhash_rust::xxh64::xxh64(&with_kind(), 0) as u32,
+            ChecksumType::Xxh3 => {
+                let h = xxhash_rust::xxh3::xxh3_64(contents) as u32;
+                h ^ u32::from(kind).wrapping_mul(0x6b90_83d9)
+            }
+        })
+    }
+}
+
+impl std::fmt::Display for ChecksumType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ChecksumType::None => "none",
+            ChecksumType::Crc32c => "crc32c",
+            ChecksumType::XxHash32 => "xxhash32",
+            ChecksumType::XxHash64 => "xxhash64",
+            ChecksumType::Xxh3 => "xxh3",
+        })
+    }
+}
+
+/// A RocksDB table's footer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Footer {
+    /// 0 (the legacy footer, LevelDB's) to 5.
+    pub format_version: u32,
+    /// How blocks are checksummed.
+    pub checksum: ChecksumType,
+    /// The metaindex block.
+    pub metaindex: BlockHandle,
+    /// The index block.
+    pub index: BlockHandle,
+}
+
+impl Footer {
+    /// Reads the footer at the end of `file`.
+    pub fn read(file: &[u8]) -> Result<Footer, Error> {
+        let len = file.len();
+        if len < crate::table::FOOTER_LEN {
+            return Err(Error::TruncatedFooter { len: len as u64 });
+        }
+        let magic = u64::from_le_bytes(file[len - 8..].try_into().expect("8 bytes"));
+        let (checksum, handles, format_version) = match magic {
+            LEGACY_MAGIC => (ChecksumType::Crc32c, &file[len - 48..len - 8], 0),
+            ROCKSDB_MAGIC if len < 53 => return Err(Error::TruncatedFooter { len: len as u64 }),
+            ROCKSDB_MAGIC => {
+                let footer = &file[len - 53..];
+                let version = u32::from_le_bytes(footer[41..45].try_into().expect("4 bytes"));
+                let checksum = ChecksumType::from_byte(footer[0]).ok_or(Error::Unsupported {
+                    what: "checksum type (RocksDB 7.8 writes 0 to 4)",
+                    found: u64::from(footer[0]),
+                })?;
+                if !(1..=5).contains(&version) {
+                    return Err(Error::Unsupported {
+                        what:
+                            "format_version (RocksDB 7.8 writes 1 to 5; 6 and later are not read)",
+                        found: u64::from(version),
+                    });
+                }
+                (checksum, &footer[1..41], version)
+            }
+            found => return Err(Error::BadMagic { found }),
+        };
+        let (metaindex, rest) = BlockHandle::decode(handles).ok_or(Error::BadFooterHandle)?;
+        let (index, _) = BlockHandle::decode(rest).ok_or(Error::BadFooterHandle)?;
+        Ok(Footer {
+            format_version,
+            checksum,
+            metaindex,
+            index,
+        })
+    }
+}
+
+/// A RocksDB table's filter, as RocksDB 7.8 finds it in the metaindex.
+#[derive(Clone, Debug)]
+pub enum SstFilter<'a> {
+    /// `fullfilter.<name>`: one filter for the whole table.
+    Full(FilterBits<'a>),
+    /// `partitionedfilter.<name>`: the partitions' index; each key's
+    /// partition is found as RocksDB finds it.
+    Partitioned(Partitions<'a>),
+    /// `filter.<name>`: the obsolete block-based filter, which RocksDB 7.8
+    /// ignores (every key may match; LevelDB's reader reads it).
+    BlockBased,
+}
+
+/// The index of a partitioned filter: a separator key and a partition per
+/// entry, in key order.
+#[derive(Clone, Debug)]
+pub struct Partitions<'a> {
+    /// (separator, partition) pairs.
+    pub entries: Vec<(Vec<u8>, BlockHandle)>,
+    /// Whether separators are internal keys (user key and 8-byte tag).
+    pub internal_keys: bool,
+    file: &'a [u8],
+    checksum: ChecksumType,
+}
+
+impl<'a> Partitions<'a> {
+    /// The partition RocksDB probes for `key`: the first whose separator is
+    /// >= the key (the last when none is), as `GetFilterPartitionHandle`.
+    pub fn partition_for(&self, key: &[u8]) -> Option<BlockHandle> {
+        let at = self.entries.iter().position(|(separator, _)| {
+            if self.internal_keys {
+                compare_internal_with_seek(separator, key) != Ordering::Less
+            } else {
+                separator.as_slice() >= key
+            }
+        });
+        let (_, handle) = at.map_or_else(|| self.entries.last(), |i| self.entries.get(i))?;
+        Some(*handle)
+    }
+
+    /// The filter of a partition.
+    pub fn partition(&self, handle: BlockHandle) -> Result<FilterBits<'a>, Error> {
+        read_block(self.file, self.checksum, BlockKind::Filter, handle).map(FilterBits::parse)
+    }
+
+    fn may_match(&self, key: &[u8]) -> bool {
+        let Some(handle) = self.partition_for(key) else {
+            return true;
+        };
+        if handle.size == 0 {
+            return false;
+        }
+        // A partition RocksDB cannot read rules nothing out.
+        self.partition(handle)
+            .map_or(true, |bits| bits.may_match(key))
+    }
+}
+
+/// An internal key (user key and 8-byte tag) against the key RocksDB seeks
+/// for user key `user`: the user keys bytewise, then the tag descending; the
+/// seek key's tag is the largest sequence number with type 0x16.
+fn compare_internal_with_seek(internal: &[u8], user: &[u8]) -> Ordering {
+    let Some(split) = internal.len().checked_sub(8) else {
+        return internal.cmp(user);
+    };
+    let (ukey, tag) = internal.split_at(split);
+    let tag = u64::from_le_bytes(tag.try_into().expect("8 bytes"));
+    let seek_tag = ((1u64 << 56) - 1) << 8 | 0x16;
+    ukey.cmp(user).then(seek_tag.cmp(&tag))
+}
+
+/// A RocksDB table file: footer, metaindex, properties and filter, checked.
+#[derive(Clone, Debug)]
+pub struct SstFile<'a> {
+    footer: Footer,
+    properties: Entries,
+    filter_name: Option<String>,
+    filter: Result<Option<SstFilter<'a>>, Error>,
+}
+
+impl<'a> SstFile<'a> {
+    /// Reads the footer, metaindex and properties (whose errors are the
+    /// table's: RocksDB would not open it) and the filter (whose errors are
+    /// kept: RocksDB then reads without it).
+    pub fn open(file: &'a [u8]) -> Result<SstFile<'a>, Error> {
+        let footer = Footer::read(file)?;
+        let meta = read_block(
+            file,
+            footer.checksum,
+            BlockKind::Metaindex,
+            footer.metaindex,
+        )?;
+        let metaindex = entries(meta, BlockKind::Metaindex, footer.metaindex.offset)?;
+        let handle_of = |name: &[u8]| {
+            let (_, value) = metaindex.iter().find(|(key, _)| key == name)?;
+            Some(BlockHandle::decode(value).map(|(h, _)| h))
+        };
+        let mut properties = Vec::new();
+        for name in [&b"rocksdb.properties"[..], b"rocksdb.stats"] {
+            if let Some(handle) = handle_of(name) {
+                let handle = handle.ok_or(Error::CorruptBlock {
+                    block: BlockKind::Metaindex,
+                    offset: footer.metaindex.offset,
+                    what: "the properties entry is not a block handle",
+                })?;
+                let block = read_block(file, footer.checksum, BlockKind::Properties, handle)?;
+                properties = entries(block, BlockKind::Properties, handle.offset)?;
+                break;
+            }
+        }
+        let mut sst = SstFile {
+            footer,
+            properties,
+            filter_name: None,
+            filter: Ok(None),
+        };
+        for prefix in ["fullfilter.", "partitionedfilter.", "filter."] {
+            let found = metaindex.iter().find(|(key, _)| {
+                key.strip_prefix(prefix.as_bytes())
+                    .is_some_and(|name| BUILTIN_NAMES.iter().any(|b| b.as_bytes() == name))
+            });
+            let Some((key, value)) = found else { continue };
+            sst.filter_name = Some(String::from_utf8_lossy(key).into_owned());
+            sst.filter = sst.read_filter(file, prefix, value);
+            break;
+        }
+        Ok(sst)
+    }
+
+    fn read_filter(
+        &self,
+        file: &'a [u8],
+        prefix: &str,
+        value: &[u8],
+    ) -> Result<Option<SstFilter<'a>>, Error> {
+        let corrupt = Error::CorruptBlock {
+            block: BlockKind::Metaindex,
+            offset: self.footer.metaindex.offset,
+            what: "the filter entry is not a block handle",
+        };
+        let (handle, _) = BlockHandle::decode(value).ok_or(corrupt)?;
+        let checksum = self.footer.checksum;
+        Ok(Some(match prefix {
+            "fullfilter." => SstFilter::Full(FilterBits::parse(read_block(
+                file,
+                checksum,
+                BlockKind::Filter,
+                handle,
+            )?)),
+            "partitionedfilter." => {
+                let block = read_block(file, checksum, BlockKind::FilterIndex, handle)?;
+                let delta = self.property_number("rocksdb.index.value.is.delta.encoded") == Some(1);
+                let entries = index_entries(block, delta).ok_or(Error::CorruptBlock {
+                    block: BlockKind::FilterIndex,
+                    offset: handle.offset,
+                    what: "a malformed entry",
+                })?;
+                let internal_keys =
+                    self.property_number("rocksdb.index.key.is.user.key") != Some(1);
+                SstFilter::Partitioned(Partitions {
+                    entries,
+                    internal_keys,
+                    file,
+                    checksum,
+                })
+            }
+            _ => SstFilter::BlockBased,
+        }))
+    }
+
+    /// The footer.
+    pub fn footer(&self) -> &Footer {
+        &self.footer
+    }
+
+    /// The properties block's entries, in order.
+    pub fn properties(&self) -> &[(Vec<u8>, Vec<u8>)] {
+        &self.properties
+    }
+
+    /// A property's raw value.
+    pub fn property(&self, name: &str) -> Option<&[u8]> {
+        let (_, value) = self
+            .properties
+            .iter()
+            .find(|(key, _)| key == name.as_bytes())?;
+        Some(value)
+    }
+
+    /// A numeric property (a varint64).
+    pub fn property_number(&self, name: &str) -> Option<u64> {
+        let mut value = self.property(name)?;
+        let mut n = 0u64;
+        for shift in (0..64).step_by(7) {
+            let (&byte, rest) = value.split_first()?;
+            value = rest;
+            n |= u64::from(byte & 0x7f) << shift;
+            if byte < 0x80 {
+                return Some(n);
+            }
+        }
+        None
+    }
+
+    /// The metaindex key of the filter RocksDB reads (`fullfilter.<name>`, ...).
+    pub fn filter_name(&self) -> Option<&str> {
+        self.filter_name.as_deref()
+    }
+
+    /// The filter, `Ok(None)` for a table without one, or why it cannot be read.
+    pub fn filter(&self) -> Result<Option<&SstFilter<'a>>, &Error> {
+        self.filter.as_ref().map(Option::as_ref)
+    }
+
+    /// Whether RocksDB's `Get` of user key `key` may find it in this table,
+    /// judging by the filter alone (`false`: the filter rules it out).
+    /// Filters of whole keys only: a table whose property says it filters
+    /// prefixes alone answers "may match".
+    pub fn key_may_match(&self, key: &[u8]) -> bool {
+        if self.property("rocksdb.block.based.table.whole.key.filtering") == Some(b"0") {
+            return true;
+        }
+        match &self.filter {
+            Ok(Some(SstFilter::Full(bits))) => bits.may_match(key),
+            Ok(Some(SstFilter::Partitioned(partitions))) => partitions.may_match(key),
+            _ => true,
+        }
+    }
+}
+
+/// A block's contents, its trailer checked; meta and filter blocks are never
+/// compressed.
+fn read_block(
+    file: &[u8],
+    checksum: ChecksumType,
+    kind: BlockKind,
+    handle: BlockHandle,
+) -> Result<&[u8], Error> {
+    let end = handle
+        .offset
+        .checked_add(handle.size)
+        .and_then(|e| e.checked_add(crate::table::BLOCK_TRAILER_LEN))
+        .filter(|&e| e <= file.len() as u64)
+        .ok_or(Error::HandlePastEnd {
+            block: kind,
+            handle,
+            file_len: file.len() as u64,
+        })?;
+    let stored = &file[handle.offset as usize..end as usize];
+    let (contents, trailer) = stored.split_at(handle.size as usize);
+    let expected = u32::from_le_bytes(trailer[1..5].try_into().expect("4 bytes"));
+    if let Some(found) = checksum.compute(contents, trailer[0]) {
+        if found != expected {
+            return Err(Error::ChecksumMismatch {
+                block: kind,
+                offset: handle.offset,
+                expected,
+                found,
+            });
+        }
+    }
+    if trailer[0] != 0 && kind != BlockKind::Filter {
+        return Err(Error::CorruptBlock {
+            block: kind,
+            offset: handle.offset,
+            what: "a meta block stored compressed",
+        });
+    }
+    Ok(contents)
+}
+
+/// A block's entries: (key, value) pairs in order.
+type Entries = Vec<(Vec<u8>, Vec<u8>)>;
+
+/// Every entry of a metaindex or properties block.
+fn entries(block: &[u8], kind: BlockKind, offset: u64) -> Result<Entries, Error> {
+    let mut iter = BlockIter::with_budget(block, block.len() as u64);
+    iter.seek_to_first();
+    let mut out = Vec::new();
+    while iter.valid() {
+        out.push((iter.key().to_vec(), iter.value().to_vec()));
+        iter.advance();
+    }
+    match iter.error() {
+        Some(what) => Err(Error::CorruptBlock {
+            block: kind,
+            offset,
+            what,
+        }),
+        None => Ok(out),
+    }
+}
+
+/// The entries of an index block (a partitioned filter's index): with
+/// `delta`, RocksDB's format_version >= 4 encoding (no value length; a
+/// handle at each restart, a size delta after).
+fn index_entries(block: &[u8], delta: bool) -> Option<Vec<(Vec<u8>, BlockHandle)>> {
+    let num = u32::from_le_bytes(block.get(block.len().checked_sub(4)?..)?.try_into().ok()?);
+    let restarts = (num & 0x7fff_ffff) as usize;
+    let end = block
+        .len()
+        .checked_sub(4)?
+        .checked_sub(restarts.checked_mul(4)?)?;
+    let (mut data, mut key) = (&block[..end], Vec::new());
+    let mut out: Vec<(Vec<u8>, BlockHandle)> = Vec::new();
+    // Keys rebuilt from shared prefixes may add up to KEY_EXPANSION times
+    // the block, as in every other block this crate reads.
+    let mut budget = block.len().saturating_mul(crate::table::KEY_EXPANSION);
+    while !data.is_empty() {
+        let (shared, rest) = varint(data)?;
+        let (unshared, rest) = varint(rest)?;
+        let (value_len, rest) = if delta {
+            (None, rest)
+        } else {
+            let (v, r) = varint(rest)?;
+            (Some(v), r)
+        };
+        let (shared, unshared) = (shared as usize, unshared as usize);
+        if shared > key.len() || unshared > rest.len() {
+            return None;
+        }
+        key.truncate(shared);
+        key.extend_from_slice(&rest[..unshared]);
+        budget = budget.checked_sub(key.len())?;
+        let rest = &rest[unshared..];
+        let (handle, rest) = match value_len {
+            Some(len) => {
+                let value = rest.get(..len as usize)?;
+                (BlockHandle::decode(value)?.0, &rest[len as usize..])
+            }
+            None if shared == 0 || out.is_empty() => BlockHandle::decode(rest)?,
+            None => {
+                let (zigzag, rest) = varint(rest)?;
+                let size_delta = (zigzag >> 1) as i64 ^ -((zigzag & 1) as i64);
+                let prev = out.last()?.1;
+                let offset = prev.offset.checked_add(prev.size)?.checked_add(5)?;
+                let size = prev.size.checked_add_signed(size_delta)?;
+                (BlockHandle { offset, size }, rest)
+            }
+        };
+        out.push((key.clone(), handle));
+        data = rest;
+    }
+    Some(out)
+}
+
+fn varint(input: &[u8]) -> Option<(u64, &[u8])> {
+    let mut n = 0u64;
+    for (i, &byte) in input.iter().enumerate().take(10) {
+        n |= u64::from(byte & 0x7f) << (7 * i);
+        if byte < 0x80 {
+            return Some((n, &input[i + 1..]));
+        }
+    }
+    None
+}
