@@ -36,7 +36,9 @@ fn manifests_match_files() {
             .unwrap()
             .filter(|e| {
                 let name = e.as_ref().unwrap().file_name().into_string().unwrap();
-                [".vec", ".ldb", ".probe", ".sst", ".answers"].iter().any(|x| name.ends_with(x))
+                [".vec", ".ldb", ".probe", ".sst", ".answers"]
+                    .iter()
+                    .any(|x| name.ends_with(x))
             })
             .count();
         assert_eq!(checked, files, "{}", dir.display());
