@@ -350,21 +350,7 @@ impl<'a> Table<'a> {
     /// Reads a block: checks that it lies inside the file, checks its CRC-32C
     /// (unless opened unchecked) and uncompresses it.
     pub fn read_block(&self, kind: BlockKind, handle: BlockHandle) -> Result<Block<'a>, Error> {
-        let past_end = Error::HandlePastEnd {
-            block: kind,
-            handle,
-            file_len: self.file.len() as u64,
-        };
-        let end = handle
-            .offset
-            .checked_add(handle.size)
-            .and_then(|e| e.checked_add(BLOCK_TRAILER_LEN));
-        let Some(end) = end.filter(|&e| e <= self.file.len() as u64) else {
-            return Err(past_end);
-        };
-        let (start, size) = (handle.offset as usize, handle.size as usize);
-        let stored = &self.file[start..end as usize];
-        let (contents, trailer) = stored.split_at(size);
+        let (contents, trailer) = stored_block(self.file, kind, handle)?;
         if self.verify_checksums {
             let expected = unmask(LittleEndian::read_u32(&trailer[1..]));
             let found = crc32c::crc32c_append(crc32c::crc32c(contents), &trailer[..1]);
@@ -426,6 +412,27 @@ impl<'a> Table<'a> {
             contents,
         })
     }
+}
+
+/// A block's contents and its 5-byte trailer (type byte, checksum), once the
+/// handle is found to lie inside `file`.
+pub(crate) fn stored_block(
+    file: &[u8],
+    kind: BlockKind,
+    handle: BlockHandle,
+) -> Result<(&[u8], &[u8]), Error> {
+    let end = handle
+        .offset
+        .checked_add(handle.size)
+        .and_then(|e| e.checked_add(BLOCK_TRAILER_LEN))
+        .filter(|&e| e <= file.len() as u64)
+        .ok_or(Error::HandlePastEnd {
+            block: kind,
+            handle,
+            file_len: file.len() as u64,
+        })?;
+    let stored = &file[handle.offset as usize..end as usize];
+    Ok(stored.split_at(handle.size as usize))
 }
 
 const NOT_A_HANDLE: &str = "an entry's value is not a block handle";
@@ -708,7 +715,7 @@ fn varint32(input: &[u8]) -> Option<(u32, &[u8])> {
     Some((value as u32, rest))
 }
 
-fn varint64(input: &[u8]) -> Option<(u64, &[u8])> {
+pub(crate) fn varint64(input: &[u8]) -> Option<(u64, &[u8])> {
     varint(input, 10)
 }
 

@@ -31,7 +31,7 @@ use std::cmp::Ordering;
 pub use filter::FilterBits;
 pub use xxph3::hash64;
 
-use crate::table::{BlockHandle, BlockIter, BlockKind};
+use crate::table::{stored_block, varint64, BlockHandle, BlockIter, BlockKind};
 use crate::Error;
 
 /// The magic number that ends a RocksDB block-based table with a
@@ -185,14 +185,25 @@ pub struct Partitions<'a> {
     pub entries: Vec<(Vec<u8>, BlockHandle)>,
     /// Whether separators are internal keys (user key and 8-byte tag).
     pub internal_keys: bool,
-    file: &'a [u8],
-    checksum: ChecksumType,
+    /// Each entry's partition, read and checked once, when the table opens.
+    filters: Vec<Result<FilterBits<'a>, Error>>,
 }
 
 impl<'a> Partitions<'a> {
     /// The partition RocksDB probes for `key`: the first whose separator is
     /// >= the key (the last when none is), as `GetFilterPartitionHandle`.
     pub fn partition_for(&self, key: &[u8]) -> Option<BlockHandle> {
+        let (_, handle) = self.entries.get(self.entry_for(key)?)?;
+        Some(*handle)
+    }
+
+    /// The filter of entry `i`'s partition, or why it cannot be read.
+    pub fn partition(&self, i: usize) -> Option<Result<&FilterBits<'a>, &Error>> {
+        Some(self.filters.get(i)?.as_ref())
+    }
+
+    /// The index of the entry [`partition_for`](Self::partition_for) picks.
+    fn entry_for(&self, key: &[u8]) -> Option<usize> {
         let at = self.entries.iter().position(|(separator, _)| {
             if self.internal_keys {
                 compare_internal_with_seek(separator, key) != Ordering::Less
@@ -200,24 +211,19 @@ impl<'a> Partitions<'a> {
                 separator.as_slice() >= key
             }
         });
-        let (_, handle) = at.map_or_else(|| self.entries.last(), |i| self.entries.get(i))?;
-        Some(*handle)
-    }
-
-    /// The filter of a partition.
-    pub fn partition(&self, handle: BlockHandle) -> Result<FilterBits<'a>, Error> {
-        read_block(self.file, self.checksum, BlockKind::Filter, handle).map(FilterBits::parse)
+        at.or(self.entries.len().checked_sub(1))
     }
 
     fn may_match(&self, key: &[u8]) -> bool {
-        let Some(handle) = self.partition_for(key) else {
+        let Some(i) = self.entry_for(key) else {
             return true;
         };
-        if handle.size == 0 {
+        if self.entries[i].1.size == 0 {
             return false;
         }
         // A partition RocksDB cannot read rules nothing out.
-        self.partition(handle)
+        self.filters[i]
+            .as_ref()
             .map_or(true, |bits| bits.may_match(key))
     }
 }
@@ -323,11 +329,16 @@ impl<'a> SstFile<'a> {
                 })?;
                 let internal_keys =
                     self.property_number("rocksdb.index.key.is.user.key") != Some(1);
+                let filters = entries
+                    .iter()
+                    .map(|&(_, handle)| {
+                        read_block(file, checksum, BlockKind::Filter, handle).map(FilterBits::parse)
+                    })
+                    .collect();
                 SstFilter::Partitioned(Partitions {
                     entries,
                     internal_keys,
-                    file,
-                    checksum,
+                    filters,
                 })
             }
             _ => SstFilter::BlockBased,
@@ -355,17 +366,7 @@ impl<'a> SstFile<'a> {
 
     /// A numeric property (a varint64).
     pub fn property_number(&self, name: &str) -> Option<u64> {
-        let mut value = self.property(name)?;
-        let mut n = 0u64;
-        for shift in (0..64).step_by(7) {
-            let (&byte, rest) = value.split_first()?;
-            value = rest;
-            n |= u64::from(byte & 0x7f) << shift;
-            if byte < 0x80 {
-                return Some(n);
-            }
-        }
-        None
+        varint64(self.property(name)?).map(|(n, _)| n)
     }
 
     /// The metaindex key of the filter RocksDB reads (`fullfilter.<name>`, ...).
@@ -402,18 +403,7 @@ fn read_block(
     kind: BlockKind,
     handle: BlockHandle,
 ) -> Result<&[u8], Error> {
-    let end = handle
-        .offset
-        .checked_add(handle.size)
-        .and_then(|e| e.checked_add(crate::table::BLOCK_TRAILER_LEN))
-        .filter(|&e| e <= file.len() as u64)
-        .ok_or(Error::HandlePastEnd {
-            block: kind,
-            handle,
-            file_len: file.len() as u64,
-        })?;
-    let stored = &file[handle.offset as usize..end as usize];
-    let (contents, trailer) = stored.split_at(handle.size as usize);
+    let (contents, trailer) = stored_block(file, kind, handle)?;
     let expected = u32::from_le_bytes(trailer[1..5].try_into().expect("4 bytes"));
     if let Some(found) = checksum.compute(contents, trailer[0]) {
         if found != expected {
@@ -473,12 +463,12 @@ fn index_entries(block: &[u8], delta: bool) -> Option<Vec<(Vec<u8>, BlockHandle)
     // the block, as in every other block this crate reads.
     let mut budget = block.len().saturating_mul(crate::table::KEY_EXPANSION);
     while !data.is_empty() {
-        let (shared, rest) = varint(data)?;
-        let (unshared, rest) = varint(rest)?;
+        let (shared, rest) = varint64(data)?;
+        let (unshared, rest) = varint64(rest)?;
         let (value_len, rest) = if delta {
             (None, rest)
         } else {
-            let (v, r) = varint(rest)?;
+            let (v, r) = varint64(rest)?;
             (Some(v), r)
         };
         let (shared, unshared) = (shared as usize, unshared as usize);
@@ -496,7 +486,7 @@ fn index_entries(block: &[u8], delta: bool) -> Option<Vec<(Vec<u8>, BlockHandle)
             }
             None if shared == 0 || out.is_empty() => BlockHandle::decode(rest)?,
             None => {
-                let (zigzag, rest) = varint(rest)?;
+                let (zigzag, rest) = varint64(rest)?;
                 let size_delta = (zigzag >> 1) as i64 ^ -((zigzag & 1) as i64);
                 let prev = out.last()?.1;
                 let offset = prev.offset.checked_add(prev.size)?.checked_add(5)?;
@@ -508,15 +498,4 @@ fn index_entries(block: &[u8], delta: bool) -> Option<Vec<(Vec<u8>, BlockHandle)
         data = rest;
     }
     Some(out)
-}
-
-fn varint(input: &[u8]) -> Option<(u64, &[u8])> {
-    let mut n = 0u64;
-    for (i, &byte) in input.iter().enumerate().take(10) {
-        n |= u64::from(byte & 0x7f) << (7 * i);
-        if byte < 0x80 {
-            return Some((n, &input[i + 1..]));
-        }
-    }
-    None
 }
