@@ -33,24 +33,31 @@ pub(crate) fn set_bits(array: &mut [u8], modulus: Modulus, k: usize, h: u32) {
     }
 }
 
-/// Whether all `k` probe bits of `key` are set in `array`: probe by probe,
-/// to the first bit not set, as LevelDB's `KeyMayMatch`.
+/// Whether all `k` probe bits of `key` are set in `array`, as LevelDB's
+/// `KeyMayMatch` answers, but every probe tested with no branch on the
+/// bits: LevelDB stops at the first bit not set, a coin toss for absent
+/// keys whose mispredictions cost more than the probes it saves.
 #[inline]
 pub(crate) fn contains(key: &[u8], variant: HashVariant, k: usize, array: &[u8]) -> bool {
-    let mut h = hash(key, SEED, variant);
     let modulus = Modulus::new(array.len() * 8);
-    let delta = h.rotate_right(17);
+    all_set(array, modulus, k, hash(key, SEED, variant))
+}
+
+/// Whether the `k` bits of a key hashed to `h` are all set (`true` for
+/// `k == 0`: no probe fails, as in LevelDB).
+#[inline]
+fn all_set(array: &[u8], modulus: Modulus, k: usize, h: u32) -> bool {
+    let (mut h, delta) = (h, h.rotate_right(17));
+    let mut all = true;
     for _ in 0..k {
-        if !bit(array, modulus.reduce(h)) {
-            return false;
-        }
+        all &= bit(array, modulus.reduce(h));
         h = h.wrapping_add(delta);
     }
-    true
+    all
 }
 
 /// [`contains`] for each of `keys`, into `out`: eight hashes first, as in
-/// [`insert`], then every probe of every key with no branch on the bits, so
+/// [`insert`], then every probe of every key, as [`contains`] probes them, so
 /// that the loads of several keys are in flight at once.
 pub(crate) fn contains_batch(
     keys: &[&[u8]],
@@ -66,14 +73,7 @@ pub(crate) fn contains_batch(
             *h = hash(key, SEED, variant);
         }
         for (&h, answer) in hashes.iter().zip(out) {
-            let (mut h, delta) = (h, h.rotate_right(17));
-            // No probe at all (k = 0) fails: LevelDB answers true.
-            let mut all = true;
-            for _ in 0..k {
-                all &= bit(array, modulus.reduce(h));
-                h = h.wrapping_add(delta);
-            }
-            *answer = all;
+            *answer = all_set(array, modulus, k, h);
         }
     }
 }

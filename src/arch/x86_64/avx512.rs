@@ -783,14 +783,16 @@ const AHEAD: usize = 2;
 
 /// Asks for the first bytes of the 32 keys from `keys[from]` on (if
 /// any), so that keys far apart in memory are in the cache by the time
-/// they are hashed. Non-temporal: a key is read once, and the outer
-/// caches are better left to the filter. Then the slices of the 32 keys
-/// after those, whose loads the key prefetches would otherwise wait on.
+/// they are hashed. Into every level (T0), not non-temporally: on Intel
+/// cores a non-temporal prefetch made creating a filter of a million keys
+/// slower than no prefetch at all (see benches/record/). Then the slices
+/// of the 32 keys after those, whose loads the key prefetches would
+/// otherwise wait on.
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl")]
 fn prefetch_keys(keys: &[&[u8]], from: usize) {
     for key in keys.iter().skip(from).take(2 * LANES) {
-        _mm_prefetch::<_MM_HINT_NTA>(key.as_ptr().cast());
+        _mm_prefetch::<_MM_HINT_T0>(key.as_ptr().cast());
     }
     // And the slices of the keys two pairs later, a cache line (four
     // slices) at a time: without them, the key prefetches above wait
