@@ -94,11 +94,18 @@ impl fmt::Display for BlockKind {
 
 /// A block's compression type, from its trailer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum Compression {
     /// Type 0: stored as is.
     None,
     /// Type 1: Snappy.
     Snappy,
+    /// RocksDB's type 2: raw deflate.
+    Zlib,
+    /// RocksDB's types 4 and 5: an LZ4 block (LZ4 and LZ4HC).
+    Lz4,
+    /// RocksDB's types 7 and 0x40: a Zstandard frame.
+    Zstd,
 }
 
 impl fmt::Display for Compression {
@@ -106,6 +113,9 @@ impl fmt::Display for Compression {
         f.write_str(match self {
             Compression::None => "none",
             Compression::Snappy => "snappy",
+            Compression::Zlib => "zlib",
+            Compression::Lz4 => "lz4",
+            Compression::Zstd => "zstd",
         })
     }
 }
@@ -363,34 +373,12 @@ impl<'a> Table<'a> {
                 });
             }
         }
-        let corrupt = |what| Error::CorruptBlock {
-            block: kind,
-            offset: handle.offset,
-            what,
-        };
         let (compression, contents) = match trailer[0] {
             0 => (Compression::None, Cow::Borrowed(contents)),
-            1 => {
-                let len = snap::raw::decompress_len(contents)
-                    .map_err(|_| corrupt("bad Snappy length header"))?;
-                if len > contents.len().saturating_mul(MAX_SNAPPY_EXPANSION) {
-                    return Err(corrupt("Snappy length header larger than the data allows"));
-                }
-                let limit = self.file.len().saturating_mul(2).saturating_add(8 << 20);
-                if len > limit {
-                    return Err(Error::LimitExceeded {
-                        block: kind,
-                        offset: handle.offset,
-                        what: "the uncompressed size (at most twice the file's size plus 8 MiB)",
-                        found: len as u64,
-                        limit: limit as u64,
-                    });
-                }
-                let data = snap::raw::Decoder::new()
-                    .decompress_vec(contents)
-                    .map_err(|_| corrupt("corrupt Snappy data"))?;
-                (Compression::Snappy, Cow::Owned(data))
-            }
+            1 => (
+                Compression::Snappy,
+                Cow::Owned(snappy(self.file.len(), kind, handle, contents)?),
+            ),
             2 => {
                 return Err(Error::UnsupportedCompression {
                     block: kind,
@@ -412,6 +400,49 @@ impl<'a> Table<'a> {
             contents,
         })
     }
+}
+
+/// The most a block may uncompress to in a file of `file_len` bytes: twice
+/// the file's size plus 8 MiB.
+pub(crate) fn uncompressed_limit(file_len: usize) -> usize {
+    file_len.saturating_mul(2).saturating_add(8 << 20)
+}
+
+/// The error for an uncompressed size past [`uncompressed_limit`].
+pub(crate) fn too_large(kind: BlockKind, handle: BlockHandle, found: u64, file_len: usize) -> Error {
+    Error::LimitExceeded {
+        block: kind,
+        offset: handle.offset,
+        what: "the uncompressed size (at most twice the file's size plus 8 MiB)",
+        found,
+        limit: uncompressed_limit(file_len) as u64,
+    }
+}
+
+/// A Snappy block's contents, uncompressed, within the bounds its own size
+/// and the file's allow.
+pub(crate) fn snappy(
+    file_len: usize,
+    kind: BlockKind,
+    handle: BlockHandle,
+    contents: &[u8],
+) -> Result<Vec<u8>, Error> {
+    let corrupt = |what| Error::CorruptBlock {
+        block: kind,
+        offset: handle.offset,
+        what,
+    };
+    let len =
+        snap::raw::decompress_len(contents).map_err(|_| corrupt("bad Snappy length header"))?;
+    if len > contents.len().saturating_mul(MAX_SNAPPY_EXPANSION) {
+        return Err(corrupt("Snappy length header larger than the data allows"));
+    }
+    if len > uncompressed_limit(file_len) {
+        return Err(too_large(kind, handle, len as u64, file_len));
+    }
+    snap::raw::Decoder::new()
+        .decompress_vec(contents)
+        .map_err(|_| corrupt("corrupt Snappy data"))
 }
 
 /// A block's contents and its 5-byte trailer (type byte, checksum), once the

@@ -3,6 +3,7 @@
 //! implementation reads it, and RocksDB answers "may match" for any it does
 //! not know, "no" for a payload of 1 to 5 bytes.
 
+use super::build::{fast_local_add, fast_local_bits, legacy_add, legacy_bits};
 use super::xxph3::hash64;
 use crate::{hash, HashVariant};
 
@@ -144,36 +145,54 @@ impl<'a> FilterBits<'a> {
                 lines,
                 log2_line_bytes,
             } => {
-                let mut h = hash(key, 0xbc9f1d34, HashVariant::Signed);
-                let base = ((h % lines) as usize) << log2_line_bytes;
-                let delta = h.rotate_right(17);
-                let mask = (1u32 << (log2_line_bytes + 3)) - 1;
-                for _ in 0..probes {
-                    let bit = (h & mask) as usize;
-                    if data[base + bit / 8] & (1 << (bit % 8)) == 0 {
-                        return false;
-                    }
-                    h = h.wrapping_add(delta);
-                }
-                true
+                let h = hash(key, 0xbc9f1d34, HashVariant::Signed);
+                legacy_bits(lines, log2_line_bytes, probes, h).all(|bit| is_set(data, bit))
             }
             FilterBits::FastLocalBloom { data, probes } => {
-                let h = hash64(key);
-                let (h1, mut h2) = (h as u32, (h >> 32) as u32);
-                let blocks = (data.len() >> 6) as u64;
-                let base = (((u64::from(h1) * blocks) >> 32) << 6) as usize;
-                for _ in 0..probes {
-                    let bit = (h2 >> 23) as usize;
-                    if data[base + bit / 8] & (1 << (bit % 8)) == 0 {
-                        return false;
-                    }
-                    h2 = h2.wrapping_mul(0x9e37_79b9);
-                }
-                true
+                let blocks = (data.len() / 64) as u64;
+                fast_local_bits(blocks, probes, hash64(key)).all(|bit| is_set(data, bit))
             }
             FilterBits::Ribbon { data, seed, blocks } => ribbon_may_match(data, seed, blocks, key),
         }
     }
+}
+
+impl FilterBits<'_> {
+    /// The payload RocksDB writes for `keys` with this filter's size and
+    /// probes (FastLocalBloom and LegacyBloom of 64-byte lines; `None` for
+    /// the others, which are not rebuilt): equal to the stored payload when
+    /// the filter holds exactly those keys.
+    pub fn rebuild<'k>(&self, keys: impl IntoIterator<Item = &'k [u8]>) -> Option<Vec<u8>> {
+        match *self {
+            FilterBits::FastLocalBloom { data, probes } => {
+                let mut out = vec![0; data.len()];
+                for key in keys {
+                    fast_local_add(&mut out, probes, hash64(key));
+                }
+                out.extend_from_slice(&[0xff, 0, probes as u8, 0, 0]);
+                Some(out)
+            }
+            FilterBits::LegacyBloom {
+                data,
+                probes,
+                lines,
+                log2_line_bytes: 6,
+            } => {
+                let mut out = vec![0; data.len()];
+                for key in keys {
+                    legacy_add(&mut out, lines, probes, hash(key, 0xbc9f1d34, HashVariant::Signed));
+                }
+                out.push(probes as u8);
+                out.extend_from_slice(&lines.to_le_bytes());
+                Some(out)
+            }
+            _ => None,
+        }
+    }
+}
+
+fn is_set(data: &[u8], bit: usize) -> bool {
+    data.get(bit / 8).is_some_and(|byte| byte & (1 << (bit % 8)) != 0)
 }
 
 /// `Standard128RibbonBitsReader::MayMatch`: the key's 128-bit coefficient

@@ -23,15 +23,21 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod blocks;
+mod build;
 mod filter;
 mod xxph3;
 
 use std::cmp::Ordering;
 
+pub use build::{FastLocalBloomBuilder, LegacyBloomBuilder};
 pub use filter::FilterBits;
 pub use xxph3::hash64;
 
-use crate::table::{stored_block, varint64, BlockHandle, BlockIter, BlockKind};
+use std::collections::BTreeSet;
+
+use blocks::{for_each_user_key, index_entries, uncompress};
+use crate::table::{stored_block, varint64, BlockHandle, BlockIter, BlockKind, Compression};
 use crate::Error;
 
 /// The magic number that ends a RocksDB block-based table with a
@@ -244,6 +250,7 @@ fn compare_internal_with_seek(internal: &[u8], user: &[u8]) -> Ordering {
 /// A RocksDB table file: footer, metaindex, properties and filter, checked.
 #[derive(Clone, Debug)]
 pub struct SstFile<'a> {
+    file: &'a [u8],
     footer: Footer,
     properties: Entries,
     filter_name: Option<String>,
@@ -281,6 +288,7 @@ impl<'a> SstFile<'a> {
             }
         }
         let mut sst = SstFile {
+            file,
             footer,
             properties,
             filter_name: None,
@@ -379,6 +387,136 @@ impl<'a> SstFile<'a> {
         self.filter.as_ref().map(Option::as_ref)
     }
 
+    /// Whether the table's filter holds whole keys (the property
+    /// `rocksdb.block.based.table.whole.key.filtering`, on unless it says 0).
+    pub fn whole_key_filtering(&self) -> bool {
+        self.property("rocksdb.block.based.table.whole.key.filtering") != Some(b"0")
+    }
+
+    /// The prefix extractor the table was written with (its property
+    /// `rocksdb.prefix.extractor.name`), if any: then the filter holds the
+    /// keys' prefixes too.
+    pub fn prefix_extractor(&self) -> Option<&str> {
+        let name = std::str::from_utf8(self.property("rocksdb.prefix.extractor.name")?).ok()?;
+        (name != "nullptr" && !name.is_empty()).then_some(name)
+    }
+
+    /// The index type (the property `rocksdb.block.based.table.index.type`,
+    /// a fixed32): 0 binary search, 1 hash search, 2 two-level, 3 binary
+    /// search with first keys.
+    pub fn index_type(&self) -> u32 {
+        self.property("rocksdb.block.based.table.index.type")
+            .and_then(|v| Some(u32::from_le_bytes(v.try_into().ok()?)))
+            .unwrap_or(0)
+    }
+
+    /// An index block's entries (the index, or a partition of a two-level
+    /// index), uncompressed and checked.
+    fn index_block(
+        &self,
+        handle: BlockHandle,
+    ) -> Result<(Vec<(Vec<u8>, BlockHandle)>, Compression), Error> {
+        let (contents, compression) = self.block(BlockKind::Index, handle)?;
+        if self.index_type() == 3 {
+            return Err(Error::Unsupported {
+                what: "index type (binary search with first keys is not read)",
+                found: 3,
+            });
+        }
+        let delta = self.property_number("rocksdb.index.value.is.delta.encoded") == Some(1);
+        let entries = index_entries(&contents, delta).ok_or(Error::CorruptBlock {
+            block: BlockKind::Index,
+            offset: handle.offset,
+            what: "a malformed index entry",
+        })?;
+        Ok((entries, compression))
+    }
+
+    /// A data or index block's contents, its checksum checked, uncompressed.
+    fn block(
+        &self,
+        kind: BlockKind,
+        handle: BlockHandle,
+    ) -> Result<(std::borrow::Cow<'a, [u8]>, Compression), Error> {
+        let (contents, type_byte) = checked_block(self.file, self.footer.checksum, kind, handle)?;
+        let (compression, contents) = uncompress(
+            self.file.len(),
+            kind,
+            handle,
+            contents,
+            type_byte,
+            self.footer.format_version,
+        )?;
+        Ok((contents, compression))
+    }
+
+    /// Whether index keys are user keys (the property
+    /// `rocksdb.index.key.is.user.key`), else internal keys.
+    fn index_keys_are_user_keys(&self) -> bool {
+        self.property_number("rocksdb.index.key.is.user.key") == Some(1)
+    }
+
+    /// The data blocks' handles in order, from the index (both levels of a
+    /// two-level index), and the compressions of the index blocks read.
+    fn data_blocks(&self) -> Result<(Vec<BlockHandle>, BTreeSet<Compression>), Error> {
+        let (top, compression) = self.index_block(self.footer.index)?;
+        let mut compressions = BTreeSet::from([compression]);
+        if self.index_type() != 2 {
+            return Ok((top.into_iter().map(|(_, h)| h).collect(), compressions));
+        }
+        let mut blocks = Vec::new();
+        for (_, partition) in top {
+            let (entries, compression) = self.index_block(partition)?;
+            compressions.insert(compression);
+            blocks.extend(entries.into_iter().map(|(_, h)| h));
+        }
+        Ok((blocks, compressions))
+    }
+
+    /// Walks every key of the table, data block by data block, calling
+    /// `each` with the user key (internal keys without their 8-byte tag)
+    /// and the offset of its data block.
+    pub fn for_each_key(&self, mut each: impl FnMut(&[u8], u64)) -> Result<KeyWalk, Error> {
+        let (blocks, mut compressions) = self.data_blocks()?;
+        let mut walk = KeyWalk {
+            data_blocks: blocks.len() as u64,
+            ..KeyWalk::default()
+        };
+        for handle in blocks {
+            let (contents, compression) = self.block(BlockKind::Data, handle)?;
+            compressions.insert(compression);
+            walk.keys += for_each_user_key(&contents, handle, |key| each(key, handle.offset))?;
+        }
+        walk.compressions = compressions.into_iter().collect();
+        Ok(walk)
+    }
+
+    /// The data block RocksDB's index points a lookup of user key `key` to
+    /// (the first entry whose key is not less than the key), or `None` past
+    /// the last key.
+    pub fn data_block_for(&self, key: &[u8]) -> Result<Option<BlockHandle>, Error> {
+        let user = self.index_keys_are_user_keys();
+        let seek = |entries: &[(Vec<u8>, BlockHandle)]| {
+            entries.iter().find_map(|(separator, handle)| {
+                let at_or_after = if user {
+                    separator.as_slice() >= key
+                } else {
+                    compare_internal_with_seek(separator, key) != Ordering::Less
+                };
+                at_or_after.then_some(*handle)
+            })
+        };
+        let (top, _) = self.index_block(self.footer.index)?;
+        let Some(found) = seek(&top) else {
+            return Ok(None);
+        };
+        if self.index_type() != 2 {
+            return Ok(Some(found));
+        }
+        let (entries, _) = self.index_block(found)?;
+        Ok(seek(&entries))
+    }
+
     /// Whether RocksDB's `Get` of user key `key` may find it in this table,
     /// judging by the filter alone (`false`: the filter rules it out).
     /// Filters of whole keys only: a table whose property says it filters
@@ -403,6 +541,25 @@ fn read_block(
     kind: BlockKind,
     handle: BlockHandle,
 ) -> Result<&[u8], Error> {
+    let (contents, type_byte) = checked_block(file, checksum, kind, handle)?;
+    if type_byte != 0 && kind != BlockKind::Filter {
+        return Err(Error::CorruptBlock {
+            block: kind,
+            offset: handle.offset,
+            what: "a meta block stored compressed",
+        });
+    }
+    Ok(contents)
+}
+
+/// A block's stored contents and type byte, once its trailer's checksum
+/// matches.
+fn checked_block(
+    file: &[u8],
+    checksum: ChecksumType,
+    kind: BlockKind,
+    handle: BlockHandle,
+) -> Result<(&[u8], u8), Error> {
     let (contents, trailer) = stored_block(file, kind, handle)?;
     let expected = u32::from_le_bytes(trailer[1..5].try_into().expect("4 bytes"));
     if let Some(found) = checksum.compute(contents, trailer[0]) {
@@ -415,14 +572,18 @@ fn read_block(
             });
         }
     }
-    if trailer[0] != 0 && kind != BlockKind::Filter {
-        return Err(Error::CorruptBlock {
-            block: kind,
-            offset: handle.offset,
-            what: "a meta block stored compressed",
-        });
-    }
-    Ok(contents)
+    Ok((contents, trailer[0]))
+}
+
+/// What [`SstFile::for_each_key`] found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KeyWalk {
+    /// Data blocks the index names.
+    pub data_blocks: u64,
+    /// Keys (entries) in them.
+    pub keys: u64,
+    /// The compressions of the data and index blocks, in order.
+    pub compressions: Vec<Compression>,
 }
 
 /// A block's entries: (key, value) pairs in order.
@@ -445,57 +606,4 @@ fn entries(block: &[u8], kind: BlockKind, offset: u64) -> Result<Entries, Error>
         }),
         None => Ok(out),
     }
-}
-
-/// The entries of an index block (a partitioned filter's index): with
-/// `delta`, RocksDB's format_version >= 4 encoding (no value length; a
-/// handle at each restart, a size delta after).
-fn index_entries(block: &[u8], delta: bool) -> Option<Vec<(Vec<u8>, BlockHandle)>> {
-    let num = u32::from_le_bytes(block.get(block.len().checked_sub(4)?..)?.try_into().ok()?);
-    let restarts = (num & 0x7fff_ffff) as usize;
-    let end = block
-        .len()
-        .checked_sub(4)?
-        .checked_sub(restarts.checked_mul(4)?)?;
-    let (mut data, mut key) = (&block[..end], Vec::new());
-    let mut out: Vec<(Vec<u8>, BlockHandle)> = Vec::new();
-    // Keys rebuilt from shared prefixes may add up to KEY_EXPANSION times
-    // the block, as in every other block this crate reads.
-    let mut budget = block.len().saturating_mul(crate::table::KEY_EXPANSION);
-    while !data.is_empty() {
-        let (shared, rest) = varint64(data)?;
-        let (unshared, rest) = varint64(rest)?;
-        let (value_len, rest) = if delta {
-            (None, rest)
-        } else {
-            let (v, r) = varint64(rest)?;
-            (Some(v), r)
-        };
-        let (shared, unshared) = (shared as usize, unshared as usize);
-        if shared > key.len() || unshared > rest.len() {
-            return None;
-        }
-        key.truncate(shared);
-        key.extend_from_slice(&rest[..unshared]);
-        budget = budget.checked_sub(key.len())?;
-        let rest = &rest[unshared..];
-        let (handle, rest) = match value_len {
-            Some(len) => {
-                let value = rest.get(..len as usize)?;
-                (BlockHandle::decode(value)?.0, &rest[len as usize..])
-            }
-            None if shared == 0 || out.is_empty() => BlockHandle::decode(rest)?,
-            None => {
-                let (zigzag, rest) = varint64(rest)?;
-                let size_delta = (zigzag >> 1) as i64 ^ -((zigzag & 1) as i64);
-                let prev = out.last()?.1;
-                let offset = prev.offset.checked_add(prev.size)?.checked_add(5)?;
-                let size = prev.size.checked_add_signed(size_delta)?;
-                (BlockHandle { offset, size }, rest)
-            }
-        };
-        out.push((key.clone(), handle));
-        data = rest;
-    }
-    Some(out)
 }

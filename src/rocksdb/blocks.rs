@@ -1,0 +1,273 @@
+//! A RocksDB table's data and index blocks: uncompressed as RocksDB 7.8
+//! frames them (util/compression.h), the index walked (plain, delta-encoded
+//! values, two levels) and each data block's keys read.
+//!
+//! ```text
+//! compressed block, format_version >= 2: varint32 uncompressed size | codec's bytes
+//! (Snappy carries its own size; Zstd always has the prefix; format_version
+//! < 2 puts none before Zlib, and 8 bytes of native size_t before LZ4)
+//! ```
+
+use std::borrow::Cow;
+use std::io::Read;
+
+use crate::table::{
+    snappy, too_large, uncompressed_limit, varint64, BlockHandle, BlockIter, BlockKind,
+    Compression, KEY_EXPANSION,
+};
+use crate::Error;
+
+/// A data or index block's contents, uncompressed, and how it was stored.
+/// `contents` and `type_byte` come from the block's trailer, its checksum
+/// checked; `format_version` says how compressed bytes are framed.
+pub(crate) fn uncompress<'a>(
+    file_len: usize,
+    kind: BlockKind,
+    handle: BlockHandle,
+    contents: &'a [u8],
+    type_byte: u8,
+    format_version: u32,
+) -> Result<(Compression, Cow<'a, [u8]>), Error> {
+    let corrupt = |what| Error::CorruptBlock {
+        block: kind,
+        offset: handle.offset,
+        what,
+    };
+    let unsupported = |what| Error::Unsupported {
+        what,
+        found: u64::from(type_byte),
+    };
+    let prefixed = format_version >= 2;
+    // The size before the codec's bytes, where there is one.
+    let sized = |contents: &'a [u8]| -> Result<(usize, &'a [u8]), Error> {
+        let (size, rest) = varint64(contents)
+            .filter(|&(size, _)| size <= u64::from(u32::MAX))
+            .ok_or(corrupt("bad varint32 uncompressed size"))?;
+        if size > uncompressed_limit(file_len) as u64 {
+            return Err(too_large(kind, handle, size, file_len));
+        }
+        Ok((size as usize, rest))
+    };
+    let limit = uncompressed_limit(file_len);
+    let (compression, data) = match type_byte {
+        0 => return Ok((Compression::None, Cow::Borrowed(contents))),
+        1 => (
+            Compression::Snappy,
+            snappy(file_len, kind, handle, contents)?,
+        ),
+        2 => {
+            let (size, deflated) = match prefixed {
+                true => {
+                    let (size, rest) = sized(contents)?;
+                    (Some(size), rest)
+                }
+                false => (None, contents),
+            };
+            let cap = size.unwrap_or(limit);
+            let mut out = Vec::new();
+            flate2::read::DeflateDecoder::new(deflated)
+                .take(cap as u64 + 1)
+                .read_to_end(&mut out)
+                .map_err(|_| corrupt("corrupt Zlib (raw deflate) data"))?;
+            check_size(&out, size, cap, kind, handle, file_len)?;
+            (Compression::Zlib, out)
+        }
+        4 | 5 => {
+            let (size, block) = match prefixed {
+                true => sized(contents)?,
+                false => {
+                    let header = contents
+                        .get(..8)
+                        .ok_or(corrupt("LZ4 block shorter than its 8-byte size"))?;
+                    let size = u32::from_le_bytes(header[..4].try_into().expect("4 bytes"));
+                    if size as usize > limit {
+                        return Err(too_large(kind, handle, u64::from(size), file_len));
+                    }
+                    (size as usize, &contents[8..])
+                }
+            };
+            // An LZ4 block expands at most 255 times.
+            if size > block.len().saturating_mul(255).saturating_add(16) {
+                return Err(corrupt("LZ4 size larger than the data allows"));
+            }
+            let mut out = vec![0; size];
+            let n = lz4_flex::block::decompress_into(block, &mut out)
+                .map_err(|_| corrupt("corrupt LZ4 data"))?;
+            if n != size {
+                return Err(corrupt("LZ4 data shorter than its stated size"));
+            }
+            (Compression::Lz4, out)
+        }
+        7 | 0x40 => {
+            let (size, frame) = sized(contents)?;
+            let mut decoder = ruzstd::decoding::StreamingDecoder::new_with_max_window_size(
+                frame,
+                (size as u64).max(1 << 20),
+            )
+            .map_err(|_| corrupt("corrupt Zstd frame header"))?;
+            let mut out = Vec::new();
+            (&mut decoder)
+                .take(size as u64 + 1)
+                .read_to_end(&mut out)
+                .map_err(|_| corrupt("corrupt Zstd data"))?;
+            check_size(&out, Some(size), size, kind, handle, file_len)?;
+            (Compression::Zstd, out)
+        }
+        3 => return Err(unsupported("compression: BZip2 (type 3) is not read")),
+        6 => return Err(unsupported("compression: Xpress (type 6, Windows only) is not read")),
+        _ => {
+            return Err(unsupported(
+                "compression type (RocksDB 7.8 writes 0 to 7 and 0x40)",
+            ))
+        }
+    };
+    Ok((compression, Cow::Owned(data)))
+}
+
+/// Whether a codec's output has the size its prefix stated (if any) and no
+/// more than `cap` bytes.
+fn check_size(
+    out: &[u8],
+    size: Option<usize>,
+    cap: usize,
+    kind: BlockKind,
+    handle: BlockHandle,
+    file_len: usize,
+) -> Result<(), Error> {
+    if out.len() > cap {
+        return Err(match size {
+            Some(_) => Error::CorruptBlock {
+                block: kind,
+                offset: handle.offset,
+                what: "the data uncompresses past its stated size",
+            },
+            None => too_large(kind, handle, out.len() as u64, file_len),
+        });
+    }
+    if size.is_some_and(|size| size != out.len()) {
+        return Err(Error::CorruptBlock {
+            block: kind,
+            offset: handle.offset,
+            what: "the data uncompresses short of its stated size",
+        });
+    }
+    Ok(())
+}
+
+/// A block's entries as (key, block handle) pairs: an index block, or a
+/// partitioned filter's index. With `delta` (the table property
+/// `rocksdb.index.value.is.delta.encoded`, format_version >= 4), an entry
+/// has no value length, and only entries at restart points hold a whole
+/// handle; the others a size delta, the offset following the last block and
+/// its trailer.
+pub(crate) fn index_entries(block: &[u8], delta: bool) -> Option<Vec<(Vec<u8>, BlockHandle)>> {
+    let num = u32::from_le_bytes(block.get(block.len().checked_sub(4)?..)?.try_into().ok()?);
+    let restarts = (num & 0x7fff_ffff) as usize;
+    let end = block
+        .len()
+        .checked_sub(4)?
+        .checked_sub(restarts.checked_mul(4)?)?;
+    let restart_at = |i: usize| {
+        let at = end + 4 * i;
+        u32::from_le_bytes(block[at..at + 4].try_into().expect("4 bytes")) as usize
+    };
+    let (data, mut at, mut next_restart) = (&block[..end], 0, 0);
+    let mut key = Vec::new();
+    let mut out: Vec<(Vec<u8>, BlockHandle)> = Vec::new();
+    // Keys rebuilt from shared prefixes may add up to KEY_EXPANSION times
+    // the block, as in every other block this crate reads.
+    let mut budget = block.len().saturating_mul(KEY_EXPANSION);
+    while at < data.len() {
+        let entry = &data[at..];
+        let (shared, rest) = varint64(entry)?;
+        let (unshared, rest) = varint64(rest)?;
+        let (value_len, rest) = if delta {
+            (None, rest)
+        } else {
+            let (v, r) = varint64(rest)?;
+            (Some(v), r)
+        };
+        let (shared, unshared) = (usize::try_from(shared).ok()?, usize::try_from(unshared).ok()?);
+        if shared > key.len() || unshared > rest.len() {
+            return None;
+        }
+        key.truncate(shared);
+        key.extend_from_slice(&rest[..unshared]);
+        budget = budget.checked_sub(key.len())?;
+        let rest = &rest[unshared..];
+        // Is this entry at the next restart point?
+        let at_restart = next_restart < restarts && restart_at(next_restart) == at;
+        if at_restart {
+            next_restart += 1;
+        }
+        let (handle, rest) = match value_len {
+            Some(len) => {
+                let len = usize::try_from(len).ok()?;
+                let value = rest.get(..len)?;
+                (BlockHandle::decode(value)?.0, &rest[len..])
+            }
+            None if at_restart || out.is_empty() => BlockHandle::decode(rest)?,
+            None => {
+                let (zigzag, rest) = varint64(rest)?;
+                let size_delta = (zigzag >> 1) as i64 ^ -((zigzag & 1) as i64);
+                let prev = out.last()?.1;
+                let offset = prev.offset.checked_add(prev.size)?.checked_add(5)?;
+                let size = prev.size.checked_add_signed(size_delta)?;
+                (BlockHandle { offset, size }, rest)
+            }
+        };
+        out.push((key.clone(), handle));
+        at = data.len() - rest.len();
+    }
+    Some(out)
+}
+
+/// A data block's entries: as a LevelDB block, once the data-block hash
+/// index RocksDB may append (`kDataBlockBinaryAndHash`: bit 31 of the
+/// restart count, a byte per bucket and their u16 count before it) is cut
+/// off.
+pub(crate) fn data_block_without_hash_index(block: &[u8]) -> Option<Cow<'_, [u8]>> {
+    let footer_at = block.len().checked_sub(4)?;
+    let footer = u32::from_le_bytes(block[footer_at..].try_into().ok()?);
+    if footer & 0x8000_0000 == 0 {
+        return Some(Cow::Borrowed(block));
+    }
+    let buckets_at = footer_at.checked_sub(2)?;
+    let buckets = u16::from_le_bytes(block[buckets_at..footer_at].try_into().ok()?) as usize;
+    let restarts_end = buckets_at.checked_sub(buckets)?;
+    let mut plain = block[..restarts_end].to_vec();
+    plain.extend_from_slice(&(footer & 0x7fff_ffff).to_le_bytes());
+    Some(Cow::Owned(plain))
+}
+
+/// Reads every key of a data block (internal keys: user key and an 8-byte
+/// tag), calling `each` with each user key.
+pub(crate) fn for_each_user_key(
+    block: &[u8],
+    handle: BlockHandle,
+    mut each: impl FnMut(&[u8]),
+) -> Result<u64, Error> {
+    let corrupt = |what| Error::CorruptBlock {
+        block: BlockKind::Data,
+        offset: handle.offset,
+        what,
+    };
+    let plain =
+        data_block_without_hash_index(block).ok_or(corrupt("block shorter than its footer"))?;
+    let mut iter = BlockIter::with_budget(&plain, plain.len() as u64);
+    let mut keys = 0;
+    loop {
+        match iter.next_entry() {
+            Ok(Some((key, _))) => {
+                let user = key
+                    .len()
+                    .checked_sub(8)
+                    .ok_or(corrupt("a key shorter than its 8-byte tag"))?;
+                each(&key[..user]);
+                keys += 1;
+            }
+            Ok(None) => return Ok(keys),
+            Err(what) => return Err(corrupt(what)),
+        }
+    }
+}

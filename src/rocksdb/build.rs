@@ -1,0 +1,216 @@
+//! RocksDB 7.8's full filters, built byte for byte
+//! (table/block_based/filter_policy.cc): FastLocalBloom, which
+//! `NewBloomFilterPolicy` writes from format_version 5, and LegacyBloom,
+//! which it writes below (with `optimize_filters_for_memory` off, 7.8's
+//! default). Keys are added as RocksDB's builders add them: a key whose
+//! hash equals the last key's is not counted twice.
+//!
+//! ```
+//! use leveldb_filter::rocksdb::{FastLocalBloomBuilder, FilterBits};
+//! let builder = FastLocalBloomBuilder::new(10.0);
+//! let filter = builder.build([&b"apple"[..], b"banana"]);
+//! assert_eq!(filter.len(), 64 + 5); // one 64-byte block and the metadata
+//! assert!(FilterBits::parse(&filter).may_match(b"apple"));
+//! ```
+
+use super::xxph3::hash64;
+use crate::{hash, HashVariant};
+
+/// RocksDB's sanitized bits per key, in thousandths
+/// (`BloomLikeFilterPolicy`'s constructor): 0 below 0.5 (no filter), at
+/// least 1, below 100, rounded with a nudge up.
+fn millibits(bits_per_key: f64) -> u32 {
+    let bits = if bits_per_key < 0.5 {
+        0.0
+    } else if bits_per_key < 1.0 {
+        1.0
+    } else if bits_per_key < 100.0 {
+        bits_per_key
+    } else {
+        100.0
+    };
+    (bits * 1000.0 + 0.500001) as u32
+}
+
+/// Hashes in the order given, a hash equal to the one before it dropped.
+fn distinct<'k, H: PartialEq>(
+    keys: impl IntoIterator<Item = &'k [u8]>,
+    hash: impl Fn(&[u8]) -> H,
+) -> Vec<H> {
+    let mut hashes: Vec<H> = Vec::new();
+    for key in keys {
+        let h = hash(key);
+        if hashes.last() != Some(&h) {
+            hashes.push(h);
+        }
+    }
+    hashes
+}
+
+/// FastLocalBloom: each key's probes in one 64-byte block, over RocksDB's
+/// 64-bit hash.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FastLocalBloomBuilder {
+    millibits_per_key: u32,
+}
+
+impl FastLocalBloomBuilder {
+    /// As `NewBloomFilterPolicy(bits_per_key)` builds at format_version 5.
+    pub fn new(bits_per_key: f64) -> Self {
+        FastLocalBloomBuilder {
+            millibits_per_key: millibits(bits_per_key),
+        }
+    }
+
+    /// Bits per key in thousandths, as RocksDB rounds them.
+    pub fn millibits_per_key(&self) -> u32 {
+        self.millibits_per_key
+    }
+
+    /// Probes per key (`FastLocalBloomImpl::ChooseNumProbes`).
+    pub fn probes(&self) -> u32 {
+        fast_local_probes(self.millibits_per_key)
+    }
+
+    /// The filter's bytes (bit array, then 5 bytes of metadata) for `keys`
+    /// in the order the table adds them; empty for a policy of under half
+    /// a bit per key, for which RocksDB writes no filter.
+    pub fn build<'k>(&self, keys: impl IntoIterator<Item = &'k [u8]>) -> Vec<u8> {
+        if self.millibits_per_key == 0 {
+            return Vec::new();
+        }
+        let hashes = distinct(keys, hash64);
+        let raw = (hashes.len() as u64 * u64::from(self.millibits_per_key)).div_ceil(8000);
+        let len = (raw.min(0xffff_ffc0) as usize + 63) & !63;
+        let mut filter = vec![0; len];
+        for h in hashes {
+            fast_local_add(&mut filter, self.probes(), h);
+        }
+        filter.extend_from_slice(&[0xff, 0, self.probes() as u8, 0, 0]);
+        filter
+    }
+}
+
+/// `FastLocalBloomImpl::ChooseNumProbes`.
+pub(crate) fn fast_local_probes(millibits_per_key: u32) -> u32 {
+    match millibits_per_key {
+        ..=2080 => 1,
+        ..=3580 => 2,
+        ..=5100 => 3,
+        ..=6640 => 4,
+        ..=8300 => 5,
+        ..=10070 => 6,
+        ..=11720 => 7,
+        ..=14001 => 8,
+        ..=16050 => 9,
+        ..=18300 => 10,
+        ..=22001 => 11,
+        ..=25501 => 12,
+        50001.. => 24,
+        m => (m - 1) / 2000 - 1,
+    }
+}
+
+/// The bits a key hashed to `h` probes in a FastLocalBloom bit array of
+/// `blocks` 64-byte blocks (`FastLocalBloomImpl`): a block by the low 32
+/// bits, then 9-bit positions in it from the high 32, multiplied on.
+pub(crate) fn fast_local_bits(blocks: u64, probes: u32, h: u64) -> impl Iterator<Item = usize> {
+    let (h1, h2) = (h as u32, (h >> 32) as u32);
+    let base = (((u64::from(h1) * blocks) >> 32) * 512) as usize;
+    let hs = std::iter::successors(Some(h2), |h| Some(h.wrapping_mul(0x9e37_79b9)));
+    hs.take(probes as usize).map(move |h| base + (h >> 23) as usize)
+}
+
+/// Sets a key's probes in a FastLocalBloom bit array (whole 64-byte blocks).
+pub(crate) fn fast_local_add(data: &mut [u8], probes: u32, h: u64) {
+    for bit in fast_local_bits((data.len() / 64) as u64, probes, h) {
+        data[bit / 8] |= 1 << (bit % 8);
+    }
+}
+
+/// LegacyBloom: probes in one cache line (64 bytes) chosen by LevelDB's
+/// 32-bit hash with signed tail bytes, whole bits per key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LegacyBloomBuilder {
+    bits_per_key: u32,
+}
+
+impl LegacyBloomBuilder {
+    /// As `NewBloomFilterPolicy(bits_per_key)` builds below format_version
+    /// 5: bits per key rounded to a whole number, as RocksDB rounds them.
+    pub fn new(bits_per_key: f64) -> Self {
+        LegacyBloomBuilder {
+            bits_per_key: (millibits(bits_per_key) + 500) / 1000,
+        }
+    }
+
+    /// Whole bits per key.
+    pub fn bits_per_key(&self) -> u32 {
+        self.bits_per_key
+    }
+
+    /// Probes per key: `bits_per_key * 0.69` rounded down, in `1..=30`.
+    pub fn probes(&self) -> u32 {
+        legacy_probes(self.bits_per_key)
+    }
+
+    /// The filter's bytes (lines, then the probe count and the number of
+    /// lines as a fixed32) for `keys` in the order the table adds them;
+    /// empty for a policy of no bits per key, for which RocksDB writes no
+    /// filter.
+    pub fn build<'k>(&self, keys: impl IntoIterator<Item = &'k [u8]>) -> Vec<u8> {
+        if self.bits_per_key == 0 {
+            return Vec::new();
+        }
+        let hashes = distinct(keys, |key| hash(key, 0xbc9f_1d34, HashVariant::Signed));
+        let lines = legacy_lines(hashes.len(), self.bits_per_key);
+        let mut filter = vec![0; lines as usize * 64];
+        for h in hashes {
+            legacy_add(&mut filter, lines, self.probes(), h);
+        }
+        filter.push(self.probes() as u8);
+        filter.extend_from_slice(&lines.to_le_bytes());
+        filter
+    }
+}
+
+/// `LegacyNoLocalityBloomImpl::ChooseNumProbes`.
+pub(crate) fn legacy_probes(bits_per_key: u32) -> u32 {
+    ((f64::from(bits_per_key) * 0.69) as u32).clamp(1, 30)
+}
+
+/// The number of 64-byte lines for `keys` keys: enough for their bits, made
+/// odd (`GetTotalBitsForLocality`); none for no keys.
+pub(crate) fn legacy_lines(keys: usize, bits_per_key: u32) -> u32 {
+    if keys == 0 {
+        return 0;
+    }
+    let bits = (keys as u64 * u64::from(bits_per_key)).min(0xffff_0000);
+    let lines = bits.div_ceil(512) as u32;
+    lines | 1
+}
+
+/// The bits a key hashed to `h` probes in a LegacyBloom bit array of
+/// `lines` lines of `1 << log2_line_bytes` bytes
+/// (`LegacyLocalityBloomImpl<false>`): the line `h % lines`, then LevelDB's
+/// double hashing within it. None for no lines.
+pub(crate) fn legacy_bits(
+    lines: u32,
+    log2_line_bytes: u32,
+    probes: u32,
+    h: u32,
+) -> impl Iterator<Item = usize> {
+    let base = (h.checked_rem(lines).unwrap_or(0) as usize) << (log2_line_bytes + 3);
+    let mask = (1u32 << (log2_line_bytes + 3)) - 1;
+    let delta = h.rotate_right(17);
+    let hs = std::iter::successors(Some(h), move |h| Some(h.wrapping_add(delta)));
+    let probes = if lines == 0 { 0 } else { probes as usize };
+    hs.take(probes).map(move |h| base + (h & mask) as usize)
+}
+
+/// Sets a key's probes in a LegacyBloom bit array of `lines` 64-byte lines.
+pub(crate) fn legacy_add(data: &mut [u8], lines: u32, probes: u32, h: u32) {
+    for bit in legacy_bits(lines, 6, probes, h) {
+        data[bit / 8] |= 1 << (bit % 8);
+    }
+}
