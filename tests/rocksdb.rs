@@ -10,7 +10,10 @@ use std::path::PathBuf;
 mod vectors;
 use vectors::unhex;
 
-use leveldb_filter::rocksdb::{ChecksumType, FilterBits, SstFile, SstFilter};
+use leveldb_filter::rocksdb::{
+    ChecksumType, FastLocalBloomBuilder, FilterBits, FilterCheck, LegacyBloomBuilder, SstFile,
+    SstFilter, TableCheck,
+};
 use leveldb_filter::Error;
 
 fn dir() -> PathBuf {
@@ -204,4 +207,77 @@ fn hash64_is_rocksdbs_on_every_length() {
         lengths += 1;
     }
     assert!(lengths > 300);
+}
+
+/// Bits per key the oracle wrote a table with, from its name (`bpk6.5`),
+/// else its filter's default (10; 8 for `ribbon-fv5-xxhash`).
+fn bits_per_key(name: &str) -> f64 {
+    if let Some(rest) = name.split('-').find_map(|part| part.strip_prefix("bpk")) {
+        return rest.parse().expect("bits per key");
+    }
+    10.0
+}
+
+/// Every filter of every table rebuilds from the table's keys (Bloom) or
+/// matches every key (Ribbon); the keys walked are the keys RocksDB wrote.
+#[test]
+fn every_filter_checks_against_the_tables_keys() {
+    for (name, bytes, keys) in tables() {
+        let sst = SstFile::open(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mut walked = Vec::new();
+        let walk = sst
+            .for_each_key(|key, _| walked.push(key.to_vec()))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let written: Vec<Vec<u8>> = keys.iter().filter(|k| k.1).map(|k| k.0.clone()).collect();
+        assert_eq!(walked, written, "{name}: the keys walked");
+        assert_eq!(walk.keys as usize, written.len(), "{name}");
+        let check = sst.check_filter().unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(check.ok(), "{name}: {check:?}");
+        let TableCheck::Filters(filters) = &check else {
+            panic!("{name}: not checked: {check:?}")
+        };
+        let keys_in_filters: u64 = filters.iter().map(|f| f.keys).sum();
+        assert_eq!(keys_in_filters as usize, written.len(), "{name}: keys per filter");
+        for f in filters {
+            // (A Ribbon policy makes small filters FastLocalBloom.)
+            match (&f.check, name.starts_with("ribbon")) {
+                (FilterCheck::EveryKeyMatches, true) => {}
+                (FilterCheck::Built { bits_per_key: (lo, hi) }, _) => {
+                    let bpk = bits_per_key(&name);
+                    assert!(*lo <= bpk && bpk <= *hi, "{name}: {bpk} not in {lo}..={hi}");
+                }
+                (check, _) => panic!("{name}: filter {}: {check:?}", f.index),
+            }
+        }
+    }
+}
+
+/// RocksDB's builders, given the table's keys and the bits per key the
+/// oracle used, make the table's full filter byte for byte.
+#[test]
+fn builders_make_rocksdbs_bytes() {
+    let mut built = 0;
+    for (name, bytes, keys) in tables() {
+        let sst = SstFile::open(&bytes).unwrap();
+        let Ok(Some(SstFilter::Full(bits))) = sst.filter() else {
+            continue;
+        };
+        let written: Vec<&[u8]> = keys.iter().filter(|k| k.1).map(|k| k.0.as_slice()).collect();
+        let bpk = bits_per_key(&name);
+        let filter = match bits {
+            FilterBits::FastLocalBloom { .. } => FastLocalBloomBuilder::new(bpk).build(written),
+            FilterBits::LegacyBloom { .. } => LegacyBloomBuilder::new(bpk).build(written),
+            _ => continue,
+        };
+        // The stored payload's bit array and its metadata, as parsed: equal
+        // parses of payloads of equal length are equal bytes.
+        let (FilterBits::FastLocalBloom { data, .. } | FilterBits::LegacyBloom { data, .. }) = bits
+        else {
+            unreachable!()
+        };
+        assert_eq!(filter.len(), data.len() + 5, "{name}: size");
+        assert!(FilterBits::parse(&filter) == *bits, "{name}: bytes differ");
+        built += 1;
+    }
+    assert!(built >= 4, "too few full Bloom filters among the golden tables");
 }

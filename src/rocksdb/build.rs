@@ -33,7 +33,7 @@ fn millibits(bits_per_key: f64) -> u32 {
 }
 
 /// Hashes in the order given, a hash equal to the one before it dropped.
-fn distinct<'k, H: PartialEq>(
+pub(crate) fn distinct<'k, H: PartialEq>(
     keys: impl IntoIterator<Item = &'k [u8]>,
     hash: impl Fn(&[u8]) -> H,
 ) -> Vec<H> {

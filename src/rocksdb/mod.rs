@@ -25,12 +25,14 @@
 
 mod blocks;
 mod build;
+mod check;
 mod filter;
 mod xxph3;
 
 use std::cmp::Ordering;
 
 pub use build::{FastLocalBloomBuilder, LegacyBloomBuilder};
+pub use check::{FilterCheck, FilterReport, TableCheck};
 pub use filter::FilterBits;
 pub use xxph3::hash64;
 
@@ -210,14 +212,13 @@ impl<'a> Partitions<'a> {
 
     /// The index of the entry [`partition_for`](Self::partition_for) picks.
     fn entry_for(&self, key: &[u8]) -> Option<usize> {
-        let at = self.entries.iter().position(|(separator, _)| {
-            if self.internal_keys {
-                compare_internal_with_seek(separator, key) != Ordering::Less
-            } else {
-                separator.as_slice() >= key
-            }
-        });
+        let at = (0..self.entries.len()).position(|i| self.holds(i, key));
         at.or(self.entries.len().checked_sub(1))
+    }
+
+    /// Whether entry `i`'s separator is not below a lookup of `key`.
+    pub(crate) fn holds(&self, i: usize, key: &[u8]) -> bool {
+        not_below(&self.entries[i].0, key, self.internal_keys)
     }
 
     fn may_match(&self, key: &[u8]) -> bool {
@@ -231,6 +232,16 @@ impl<'a> Partitions<'a> {
         self.filters[i]
             .as_ref()
             .map_or(true, |bits| bits.may_match(key))
+    }
+}
+
+/// Whether an index entry's key (`separator`, an internal key where
+/// `internal`) is not below the key RocksDB seeks for user key `key`.
+fn not_below(separator: &[u8], key: &[u8], internal: bool) -> bool {
+    if internal {
+        compare_internal_with_seek(separator, key) != Ordering::Less
+    } else {
+        separator >= key
     }
 }
 
@@ -495,16 +506,11 @@ impl<'a> SstFile<'a> {
     /// (the first entry whose key is not less than the key), or `None` past
     /// the last key.
     pub fn data_block_for(&self, key: &[u8]) -> Result<Option<BlockHandle>, Error> {
-        let user = self.index_keys_are_user_keys();
+        let internal = !self.index_keys_are_user_keys();
         let seek = |entries: &[(Vec<u8>, BlockHandle)]| {
-            entries.iter().find_map(|(separator, handle)| {
-                let at_or_after = if user {
-                    separator.as_slice() >= key
-                } else {
-                    compare_internal_with_seek(separator, key) != Ordering::Less
-                };
-                at_or_after.then_some(*handle)
-            })
+            let mut entries = entries.iter();
+            let found = entries.find(|(separator, _)| not_below(separator, key, internal));
+            found.map(|&(_, handle)| handle)
         };
         let (top, _) = self.index_block(self.footer.index)?;
         let Some(found) = seek(&top) else {
