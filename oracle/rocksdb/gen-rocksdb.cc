@@ -16,6 +16,7 @@
 #include <rocksdb/db.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/options.h>
+#include <rocksdb/slice_transform.h>
 #include <rocksdb/sst_file_writer.h>
 #include <rocksdb/statistics.h>
 #include <rocksdb/table.h>
@@ -73,6 +74,7 @@ struct Spec {
   CompressionType compression;
   int keys;
   bool varied;  // keys of varying lengths (with bytes >= 0x80), else fixed
+  int prefix = 0;  // a fixed prefix extractor of this many bytes, or none
 };
 
 // Key i of a table: even i are written, odd i are probed as absent.
@@ -106,6 +108,7 @@ static void write_table(const std::string& dir, const Spec& spec, uint64_t seed)
   Options options;
   options.table_factory.reset(NewBlockBasedTableFactory(table));
   options.compression = spec.compression;
+  if (spec.prefix > 0) options.prefix_extractor.reset(NewFixedPrefixTransform(spec.prefix));
   options.create_if_missing = true;
   options.statistics = CreateDBStatistics();
 
@@ -157,14 +160,26 @@ int main(int argc, char** argv) {
   std::vector<Spec> specs = {
       {"fastbloom-fv5-xxh3", "bloom", 10, 5, false, kXXH3, kNoCompression, 1000, false},
       {"fastbloom-fv5-bpk6.5-crc32c", "bloom", 6.5, 5, false, kCRC32c, kNoCompression, 800, true},
-      {"legacybloom-fv4-crc32c", "bloom", 10, 4, false, kCRC32c, kNoCompression, 1000, true},
+      {"legacybloom-fv4-crc32c", "bloom", 10, 4, false, kCRC32c, kNoCompression, 600, true},
       {"legacybloom-fv2-xxhash64", "bloom", 10, 2, false, kxxHash64, kNoCompression, 1000, false},
-      {"ribbon-fv5-xxh3", "ribbon", 10, 5, false, kXXH3, kNoCompression, 1500, true},
+      {"ribbon-fv5-xxh3", "ribbon", 10, 5, false, kXXH3, kNoCompression, 800, true},
       {"ribbon-fv5-xxhash", "ribbon", 8, 5, false, kxxHash, kNoCompression, 1200, false},
       {"fastbloom-fv5-partitioned-xxh3", "bloom", 10, 5, true, kXXH3, kNoCompression, 1500, false},
-      {"legacybloom-fv3-partitioned-crc32c", "bloom", 10, 3, true, kCRC32c, kNoCompression, 1000, true},
-      {"ribbon-fv4-partitioned-xxh3", "ribbon", 10, 4, true, kXXH3, kNoCompression, 2000, true},
+      {"legacybloom-fv3-partitioned-crc32c", "bloom", 10, 3, true, kCRC32c, kNoCompression, 700, true},
+      {"ribbon-fv4-partitioned-xxh3", "ribbon", 10, 4, true, kXXH3, kNoCompression, 1000, true},
       {"fastbloom-fv5-none", "bloom", 10, 5, false, kNoChecksum, kNoCompression, 500, false},
+      // Each codec, and the framings of format_version 1 (none before zlib,
+      // 8 bytes of size before LZ4) and >= 2 (a varint32 size).
+      {"fastbloom-fv5-snappy-xxh3", "bloom", 10, 5, false, kXXH3, kSnappyCompression, 300, true},
+      {"fastbloom-fv5-partitioned-zstd-xxh3", "bloom", 10, 5, true, kXXH3, kZSTD, 600, false},
+      {"legacybloom-fv4-lz4-crc32c", "bloom", 10, 4, false, kCRC32c, kLZ4Compression, 300, true},
+      {"legacybloom-fv3-zlib-xxhash", "bloom", 10, 3, false, kxxHash, kZlibCompression, 300, false},
+      {"legacybloom-fv2-partitioned-lz4hc-crc32c", "bloom", 10, 2, true, kCRC32c, kLZ4HCCompression, 400, true},
+      {"legacybloom-fv1-zlib-crc32c", "bloom", 10, 1, false, kCRC32c, kZlibCompression, 300, false},
+      {"legacybloom-fv1-lz4-crc32c", "bloom", 10, 1, false, kCRC32c, kLZ4Compression, 300, true},
+      {"ribbon-fv5-zstd-xxh3", "ribbon", 10, 5, false, kXXH3, kZSTD, 500, true},
+      // Whole keys and their first 4 bytes in the filter.
+      {"fastbloom-fv5-prefix4-snappy-xxh3", "bloom", 10, 5, false, kXXH3, kSnappyCompression, 300, true, 4},
   };
   for (const Spec& spec : specs) write_table(dir, spec, seed);
   // hash64.vec: `<input hex> <Hash64 as 16 hex digits>`, every length 0..=1100
