@@ -408,14 +408,15 @@ pub(crate) fn uncompressed_limit(file_len: usize) -> usize {
     file_len.saturating_mul(2).saturating_add(8 << 20)
 }
 
-/// The error for an uncompressed size past [`uncompressed_limit`].
-pub(crate) fn too_large(kind: BlockKind, handle: BlockHandle, found: u64, file_len: usize) -> Error {
+/// The error for an uncompressed size past `limit` (at most
+/// [`uncompressed_limit`]).
+pub(crate) fn too_large(kind: BlockKind, handle: BlockHandle, found: u64, limit: usize) -> Error {
     Error::LimitExceeded {
         block: kind,
         offset: handle.offset,
-        what: "the uncompressed size (at most twice the file's size plus 8 MiB)",
+        what: "the uncompressed size (at most twice the file's size plus 8 MiB, and what the codec can expand the block to)",
         found,
-        limit: uncompressed_limit(file_len) as u64,
+        limit: limit as u64,
     }
 }
 
@@ -438,7 +439,7 @@ pub(crate) fn snappy(
         return Err(corrupt("Snappy length header larger than the data allows"));
     }
     if len > uncompressed_limit(file_len) {
-        return Err(too_large(kind, handle, len as u64, file_len));
+        return Err(too_large(kind, handle, len as u64, uncompressed_limit(file_len)));
     }
     snap::raw::Decoder::new()
         .decompress_vec(contents)

@@ -17,6 +17,10 @@ use crate::table::{
 };
 use crate::Error;
 
+/// The most a RocksDB block uncompresses to, per byte stored: deflate's
+/// largest ratio.
+pub(crate) const MAX_RATIO: usize = 1032;
+
 /// A data or index block's contents, uncompressed, and how it was stored.
 /// `contents` and `type_byte` come from the block's trailer, its checksum
 /// checked; `format_version` says how compressed bytes are framed.
@@ -38,17 +42,25 @@ pub(crate) fn uncompress<'a>(
         found: u64::from(type_byte),
     };
     let prefixed = format_version >= 2;
+    // What a block may uncompress to: what the file's size allows, and no
+    // more than deflate's largest ratio (1032) times the stored block, and
+    // 64 KiB (Zstd and LZ4 blocks of RocksDB's sizes stay below).
+    let limit = uncompressed_limit(file_len).min(
+        contents
+            .len()
+            .saturating_mul(MAX_RATIO)
+            .saturating_add(64 << 10),
+    );
     // The size before the codec's bytes, where there is one.
     let sized = |contents: &'a [u8]| -> Result<(usize, &'a [u8]), Error> {
         let (size, rest) = varint64(contents)
             .filter(|&(size, _)| size <= u64::from(u32::MAX))
             .ok_or(corrupt("bad varint32 uncompressed size"))?;
-        if size > uncompressed_limit(file_len) as u64 {
-            return Err(too_large(kind, handle, size, file_len));
+        if size > limit as u64 {
+            return Err(too_large(kind, handle, size, limit));
         }
         Ok((size as usize, rest))
     };
-    let limit = uncompressed_limit(file_len);
     let (compression, data) = match type_byte {
         0 => return Ok((Compression::None, Cow::Borrowed(contents))),
         1 => (
@@ -69,7 +81,7 @@ pub(crate) fn uncompress<'a>(
                 .take(cap as u64 + 1)
                 .read_to_end(&mut out)
                 .map_err(|_| corrupt("corrupt Zlib (raw deflate) data"))?;
-            check_size(&out, size, cap, kind, handle, file_len)?;
+            check_size(&out, size, cap, kind, handle)?;
             (Compression::Zlib, out)
         }
         4 | 5 => {
@@ -81,7 +93,7 @@ pub(crate) fn uncompress<'a>(
                         .ok_or(corrupt("LZ4 block shorter than its 8-byte size"))?;
                     let size = u32::from_le_bytes(header[..4].try_into().expect("4 bytes"));
                     if size as usize > limit {
-                        return Err(too_large(kind, handle, u64::from(size), file_len));
+                        return Err(too_large(kind, handle, u64::from(size), limit));
                     }
                     (size as usize, &contents[8..])
                 }
@@ -110,7 +122,7 @@ pub(crate) fn uncompress<'a>(
                 .take(size as u64 + 1)
                 .read_to_end(&mut out)
                 .map_err(|_| corrupt("corrupt Zstd data"))?;
-            check_size(&out, Some(size), size, kind, handle, file_len)?;
+            check_size(&out, Some(size), size, kind, handle)?;
             (Compression::Zstd, out)
         }
         3 => return Err(unsupported("compression: BZip2 (type 3) is not read")),
@@ -132,7 +144,6 @@ fn check_size(
     cap: usize,
     kind: BlockKind,
     handle: BlockHandle,
-    file_len: usize,
 ) -> Result<(), Error> {
     if out.len() > cap {
         return Err(match size {
@@ -141,7 +152,7 @@ fn check_size(
                 offset: handle.offset,
                 what: "the data uncompresses past its stated size",
             },
-            None => too_large(kind, handle, out.len() as u64, file_len),
+            None => too_large(kind, handle, out.len() as u64, cap),
         });
     }
     if size.is_some_and(|size| size != out.len()) {

@@ -243,31 +243,18 @@ fn check_one(index: usize, bits: &FilterBits<'_>, keys: &[Vec<u8>]) -> FilterRep
 }
 
 fn stored_len(bits: &FilterBits<'_>) -> usize {
-    match *bits {
-        FilterBits::LegacyBloom { data, .. }
-        | FilterBits::FastLocalBloom { data, .. }
-        | FilterBits::Ribbon { data, .. } => data.len() + 5,
+    match bits {
         FilterBits::Empty => 0,
-        FilterBits::AlwaysFalse | FilterBits::AlwaysTrue { .. } => 5,
-    }
-}
-
-fn bit_array<'a>(bits: &FilterBits<'a>) -> &'a [u8] {
-    match *bits {
-        FilterBits::LegacyBloom { data, .. }
-        | FilterBits::FastLocalBloom { data, .. }
-        | FilterBits::Ribbon { data, .. } => data,
-        _ => &[],
+        bits => bits.bit_array().len() + 5,
     }
 }
 
 fn equal_bits(bits: &FilterBits<'_>, rebuilt: &[u8]) -> bool {
-    let data = bit_array(bits);
-    rebuilt.starts_with(data)
+    rebuilt.starts_with(bits.bit_array())
 }
 
 fn first_difference(bits: &FilterBits<'_>, rebuilt: &[u8]) -> usize {
-    let data = bit_array(bits);
+    let data = bits.bit_array();
     data.iter()
         .zip(rebuilt)
         .position(|(a, b)| a != b)
@@ -305,6 +292,6 @@ fn built_by(bits: &FilterBits<'_>, keys: &[Vec<u8>]) -> Option<(f64, f64)> {
         FilterBits::FastLocalBloom { .. } => FastLocalBloomBuilder::new(first).build(refs()),
         _ => LegacyBloomBuilder::new(first).build(refs()),
     };
-    let stored = bit_array(bits);
+    let stored = bits.bit_array();
     (built.len() == stored.len() + 5 && built.starts_with(stored)).then_some((first, last))
 }

@@ -158,6 +158,41 @@ impl<'a> FilterBits<'a> {
 }
 
 impl FilterBits<'_> {
+    /// The implementation's name, as RocksDB names it (`FastLocalBloom`,
+    /// `LegacyBloom`, `Standard128Ribbon`), or what the payload is
+    /// (`empty`, `always-false`, `always-true`).
+    pub fn implementation(&self) -> &'static str {
+        match self {
+            FilterBits::Empty => "empty",
+            FilterBits::AlwaysFalse => "always-false",
+            FilterBits::AlwaysTrue { .. } => "always-true",
+            FilterBits::LegacyBloom { .. } => "LegacyBloom",
+            FilterBits::FastLocalBloom { .. } => "FastLocalBloom",
+            FilterBits::Ribbon { .. } => "Standard128Ribbon",
+        }
+    }
+
+    /// The bit array (a Ribbon filter's solution), empty for the payloads
+    /// of fixed answer.
+    pub fn bit_array(&self) -> &[u8] {
+        match *self {
+            FilterBits::LegacyBloom { data, .. }
+            | FilterBits::FastLocalBloom { data, .. }
+            | FilterBits::Ribbon { data, .. } => data,
+            _ => &[],
+        }
+    }
+
+    /// Probes per key of a Bloom filter.
+    pub fn probes(&self) -> Option<u32> {
+        match *self {
+            FilterBits::LegacyBloom { probes, .. } | FilterBits::FastLocalBloom { probes, .. } => {
+                Some(probes)
+            }
+            _ => None,
+        }
+    }
+
     /// The payload RocksDB writes for `keys` with this filter's size and
     /// probes (FastLocalBloom and LegacyBloom of 64-byte lines; `None` for
     /// the others, which are not rebuilt): equal to the stored payload when

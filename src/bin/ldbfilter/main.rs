@@ -8,6 +8,7 @@ use std::io::{self, BufRead, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod rocks;
 mod tables;
 
 use clap::{Args, Parser, Subcommand};

@@ -11,7 +11,7 @@ use leveldb_filter::{
     Table, TableFilter, VariantFound, Verdict, VerifyOptions,
 };
 
-use crate::{escaped, parse_hex, shown, Failure};
+use crate::{escaped, parse_hex, rocks, shown, Failure};
 
 /// `--keys`, `--hash`: what to take as given instead of detecting it.
 #[derive(Args)]
@@ -121,7 +121,7 @@ impl Loaded {
 }
 
 /// An error of the table at `path`, said with its path.
-fn table_error(path: &Path) -> impl Fn(leveldb_filter::Error) -> Failure + '_ {
+pub(crate) fn table_error(path: &Path) -> impl Fn(leveldb_filter::Error) -> Failure + '_ {
     move |e| Failure::File {
         path: path.to_owned(),
         what: e.to_string(),
@@ -220,6 +220,11 @@ fn write_error(e: io::Error) -> Failure {
 pub fn verify(args: &VerifyArgs) -> bool {
     for_each_table(&args.tables, |path, out| {
         let loaded = Loaded::read(path)?;
+        if rocks::is_rocksdb(&loaded.bytes) {
+            let (line, ok) = rocks::verify(path, &loaded.bytes)?;
+            writeln!(out, "{line}").map_err(write_error)?;
+            return Ok(ok);
+        }
         let (table, stats) = loaded.open(path)?;
         let verdict = verify_filter(&table, &stats, args.detect.options(args.bits_per_key))
             .map_err(table_error(path))?;
@@ -336,6 +341,10 @@ pub fn probe_keys(args: &ProbeArgs) -> Result<Vec<u8>, Failure> {
         .collect::<Result<Vec<_>, _>>()?;
     let path = &args.table;
     let loaded = Loaded::read(path)?;
+    if rocks::is_rocksdb(&loaded.bytes) {
+        let keys: Vec<(String, Vec<u8>)> = args.key_hex.iter().cloned().zip(keys).collect();
+        return Ok(rocks::probe(path, &loaded.bytes, &keys)?.into_bytes());
+    }
     let (table, stats) = loaded.open(path)?;
     let (format, found) = detect(&table, &stats, &args.detect).map_err(table_error(path))?;
     let reader = found.and_then(|found| {
@@ -364,6 +373,10 @@ pub fn probe_keys(args: &ProbeArgs) -> Result<Vec<u8>, Failure> {
 pub fn inspect(args: &InspectArgs) -> bool {
     for_each_table(&args.tables, |path, out| {
         let loaded = Loaded::read(path)?;
+        if rocks::is_rocksdb(&loaded.bytes) {
+            rocks::inspect(path, &loaded.bytes, args.json, out)?;
+            return Ok(true);
+        }
         let (table, stats) = loaded.open(path)?;
         let (format, found) = detect(&table, &stats, &args.detect).map_err(table_error(path))?;
         let report = Report {
@@ -544,7 +557,7 @@ impl Report<'_, '_, '_> {
     }
 }
 
-fn json_number(x: f64) -> String {
+pub(crate) fn json_number(x: f64) -> String {
     if x.is_finite() {
         format!("{x}")
     } else {
@@ -554,7 +567,7 @@ fn json_number(x: f64) -> String {
 
 /// A JSON string: quotes, backslashes, control characters and the Unicode
 /// line and paragraph separators escaped.
-fn json_string(text: &str) -> String {
+pub(crate) fn json_string(text: &str) -> String {
     let mut s = String::from("\"");
     for c in text.chars() {
         match c {

@@ -1,0 +1,308 @@
+//! `inspect`, `probe` and `verify` on RocksDB tables (SST files whose
+//! footer ends with RocksDB's magic number).
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use leveldb_filter::rocksdb::{
+    FilterBits, FilterCheck, FilterReport, KeyWalk, SstFile, SstFilter, TableCheck, ROCKSDB_MAGIC,
+};
+
+use crate::tables::{json_number, json_string, table_error};
+use crate::{escaped, shown, Failure};
+
+/// Whether `bytes` end with RocksDB's footer magic (format_version >= 1).
+pub fn is_rocksdb(bytes: &[u8]) -> bool {
+    bytes
+        .last_chunk::<8>()
+        .is_some_and(|magic| u64::from_le_bytes(*magic) == ROCKSDB_MAGIC)
+}
+
+/// The table's filter kind: `full`, `partitioned` or `block-based`.
+fn filter_kind(sst: &SstFile<'_>) -> &'static str {
+    match sst.filter() {
+        Ok(Some(SstFilter::Full(_))) => "full",
+        Ok(Some(SstFilter::Partitioned(_))) => "partitioned",
+        Ok(Some(SstFilter::BlockBased)) => "block-based",
+        Ok(None) => "none",
+        Err(_) => "unreadable",
+    }
+}
+
+/// Each filter of the table (the full filter, or each partition), or none.
+fn filters<'s>(sst: &'s SstFile<'_>) -> Vec<Result<&'s FilterBits<'s>, String>> {
+    match sst.filter() {
+        Ok(Some(SstFilter::Full(bits))) => vec![Ok(bits)],
+        Ok(Some(SstFilter::Partitioned(partitions))) => (0..partitions.entries.len())
+            .filter_map(|i| partitions.partition(i))
+            .map(|p| p.map_err(ToString::to_string))
+            .collect(),
+        Ok(_) => Vec::new(),
+        Err(e) => vec![Err(e.to_string())],
+    }
+}
+
+/// One filter's statistics: implementation, size, probes, and from its bits
+/// the share set and the false-positive rate they imply.
+struct Stats {
+    implementation: &'static str,
+    keys: Option<u64>,
+    bytes: usize,
+    probes: Option<u32>,
+    share_set: Option<f64>,
+    estimated_fpr: Option<f64>,
+}
+
+impl Stats {
+    fn new(bits: &FilterBits<'_>, keys: Option<u64>) -> Stats {
+        let array = bits.bit_array();
+        let set: u64 = array.iter().map(|b| u64::from(b.count_ones())).sum();
+        let share = (!array.is_empty()).then(|| set as f64 / (array.len() * 8) as f64);
+        let estimated_fpr = match (bits, bits.probes(), share) {
+            (_, Some(k), Some(share)) => Some(share.powi(k as i32)),
+            // A Ribbon filter's rate is 2^-r for r result bits per key
+            // slot: the solution's columns per 128-slot block.
+            (FilterBits::Ribbon { blocks, .. }, None, _) => {
+                let columns = (array.len() / 16) as f64 / f64::from(*blocks);
+                Some((-columns).exp2())
+            }
+            _ => None,
+        };
+        Stats {
+            implementation: bits.implementation(),
+            keys,
+            bytes: array.len() + 5,
+            probes: bits.probes(),
+            share_set: share.filter(|_| bits.probes().is_some()),
+            estimated_fpr,
+        }
+    }
+
+    fn bits_per_key(&self) -> Option<f64> {
+        let keys = self.keys.filter(|&k| k > 0)?;
+        Some((self.bytes - 5) as f64 * 8.0 / keys as f64)
+    }
+}
+
+/// The table, its keys walked, and its filter checked against them.
+fn open<'a>(
+    path: &Path,
+    bytes: &'a [u8],
+) -> Result<(SstFile<'a>, KeyWalk, TableCheck), Failure> {
+    let sst = SstFile::open(bytes).map_err(table_error(path))?;
+    let walk = sst.for_each_key(|_, _| ()).map_err(table_error(path))?;
+    let check = sst.check_filter().map_err(table_error(path))?;
+    Ok((sst, walk, check))
+}
+
+/// The keys the check put in each filter, by index.
+fn keys_of(check: &TableCheck, i: usize) -> Option<u64> {
+    match check {
+        TableCheck::Filters(reports) => reports.iter().find(|r| r.index == i).map(|r| r.keys),
+        _ => None,
+    }
+}
+
+pub fn inspect(path: &Path, bytes: &[u8], json: bool, out: &mut dyn Write) -> Result<(), Failure> {
+    let (sst, walk, check) = open(path, bytes)?;
+    let footer = sst.footer();
+    let compressions: Vec<String> = walk.compressions.iter().map(ToString::to_string).collect();
+    let stats: Vec<Result<Stats, String>> = filters(&sst)
+        .into_iter()
+        .enumerate()
+        .map(|(i, bits)| bits.map(|bits| Stats::new(bits, keys_of(&check, i))))
+        .collect();
+    let write = |out: &mut dyn Write| -> io::Result<()> {
+        if json {
+            write!(
+                out,
+                "{{\"path\":{},\"table\":\"rocksdb\",\"format_version\":{},\"checksum\":\"{}\",\"file_size\":{},\"metaindex\":{{\"offset\":{},\"size\":{}}},\"index\":{{\"offset\":{},\"size\":{},\"type\":{}}},\"compression\":[{}],\"data_blocks\":{},\"keys\":{},\"filter\":",
+                json_string(&path.to_string_lossy()),
+                footer.format_version,
+                footer.checksum,
+                bytes.len(),
+                footer.metaindex.offset,
+                footer.metaindex.size,
+                footer.index.offset,
+                footer.index.size,
+                sst.index_type(),
+                compressions.iter().map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(","),
+                walk.data_blocks,
+                walk.keys,
+            )?;
+            let Some(name) = sst.filter_name() else {
+                return writeln!(out, "null}}");
+            };
+            write!(
+                out,
+                "{{\"name\":{},\"kind\":\"{}\",\"whole_key_filtering\":{},\"prefix_extractor\":{},\"filters\":[",
+                json_string(name),
+                filter_kind(&sst),
+                sst.whole_key_filtering(),
+                sst.prefix_extractor().map_or("null".into(), json_string),
+            )?;
+            for (i, st) in stats.iter().enumerate() {
+                if i > 0 {
+                    out.write_all(b",")?;
+                }
+                match st {
+                    Err(problem) => write!(out, "{{\"problem\":{}}}", json_string(problem))?,
+                    Ok(st) => write!(
+                        out,
+                        "{{\"implementation\":\"{}\",\"keys\":{},\"bytes\":{},\"probes\":{},\"bits_per_key\":{},\"share_set\":{},\"estimated_fpr\":{}}}",
+                        st.implementation,
+                        st.keys.map_or("null".into(), |k| k.to_string()),
+                        st.bytes,
+                        st.probes.map_or("null".into(), |k| k.to_string()),
+                        st.bits_per_key().map_or("null".into(), json_number),
+                        st.share_set.map_or("null".into(), json_number),
+                        st.estimated_fpr.map_or("null".into(), json_number),
+                    )?,
+                }
+            }
+            return writeln!(out, "]}}}}");
+        }
+        writeln!(out, "{}", shown(path))?;
+        writeln!(
+            out,
+            "  table            rocksdb, format_version {}, checksum {}",
+            footer.format_version, footer.checksum
+        )?;
+        writeln!(out, "  file size        {} bytes", bytes.len())?;
+        let (meta, index) = (footer.metaindex, footer.index);
+        writeln!(out, "  metaindex        offset {} size {}", meta.offset, meta.size)?;
+        writeln!(
+            out,
+            "  index            offset {} size {} (type {})",
+            index.offset,
+            index.size,
+            sst.index_type()
+        )?;
+        writeln!(out, "  compression      {}", compressions.join(", "))?;
+        writeln!(out, "  data blocks      {}", walk.data_blocks)?;
+        writeln!(out, "  keys             {}", walk.keys)?;
+        let Some(name) = sst.filter_name() else {
+            return writeln!(out, "  filter           none");
+        };
+        writeln!(out, "  filter           {} ({})", escaped(name), filter_kind(&sst))?;
+        writeln!(
+            out,
+            "  whole keys       {}; prefix extractor {}",
+            if sst.whole_key_filtering() { "yes" } else { "no" },
+            sst.prefix_extractor().map_or("none".into(), escaped)
+        )?;
+        writeln!(
+            out,
+            "  {:>6} {:<17} {:>6} {:>8} {:>6} {:>8} {:>6} {:>10}",
+            "filter", "implementation", "keys", "bytes", "probes", "bits/key", "set", "est. fpr"
+        )?;
+        let or_dash = |x: Option<String>| x.unwrap_or_else(|| "-".into());
+        for (i, st) in stats.iter().enumerate() {
+            match st {
+                Err(problem) => writeln!(out, "  {i:>6} problem: {problem}")?,
+                Ok(st) => writeln!(
+                    out,
+                    "  {i:>6} {:<17} {:>6} {:>8} {:>6} {:>8} {:>6} {:>10}",
+                    st.implementation,
+                    or_dash(st.keys.map(|k| k.to_string())),
+                    st.bytes,
+                    or_dash(st.probes.map(|k| k.to_string())),
+                    or_dash(st.bits_per_key().map(|b| format!("{b:.2}"))),
+                    or_dash(st.share_set.map(|s| format!("{s:.3}"))),
+                    or_dash(st.estimated_fpr.map(|f| format!("{f:.6}"))),
+                )?,
+            }
+        }
+        Ok(())
+    };
+    write(out).map_err(|e| Failure::Io("writing stdout".into(), e))
+}
+
+/// `KEYHEX OFFSET|- may-match|absent` for each key: the data block RocksDB's
+/// index points the key to (`-` past the last key, where the table cannot
+/// hold it), and whether the filter lets `Get` read it.
+pub fn probe(path: &Path, bytes: &[u8], keys: &[(String, Vec<u8>)]) -> Result<String, Failure> {
+    let sst = SstFile::open(bytes).map_err(table_error(path))?;
+    let mut out = String::new();
+    for (text, key) in keys {
+        let block = sst.data_block_for(key).map_err(table_error(path))?;
+        let (offset, answer) = match block {
+            None => ("-".to_string(), "absent"),
+            Some(handle) => (
+                handle.offset.to_string(),
+                if sst.key_may_match(key) {
+                    "may-match"
+                } else {
+                    "absent"
+                },
+            ),
+        };
+        out.push_str(&format!("{text} {offset} {answer}\n"));
+    }
+    Ok(out)
+}
+
+/// One line: `OK` where every filter rebuilds (Bloom) or matches every key
+/// (Ribbon), else what is wrong; whether all is well.
+pub fn verify(path: &Path, bytes: &[u8]) -> Result<(String, bool), Failure> {
+    let (sst, _, check) = open(path, bytes)?;
+    let shown = shown(path);
+    let name = sst.filter_name().map(escaped).unwrap_or_default();
+    let reports = match check {
+        TableCheck::NoFilter => return Ok((format!("{shown}: no filter block"), true)),
+        TableCheck::NotChecked { why } => {
+            return Ok((format!("{shown}: NOT CHECKED {name}: {why}"), false))
+        }
+        TableCheck::Filters(reports) => reports,
+        _ => return Ok((format!("{shown}: NOT CHECKED {name}"), false)),
+    };
+    if let Some(bad) = reports.iter().find_map(mismatch) {
+        return Ok((format!("{shown}: MISMATCH {name}: {bad}"), false));
+    }
+    let implementations: std::collections::BTreeSet<&str> = filters(&sst)
+        .into_iter()
+        .flatten()
+        .map(|bits| bits.implementation())
+        .collect();
+    let implementations: Vec<&str> = implementations.into_iter().collect();
+    let mut line = format!(
+        "{shown}: OK {name} {} {} fv{}",
+        filter_kind(&sst),
+        implementations.join("+"),
+        sst.footer().format_version
+    );
+    // The bits per key every rebuilt filter agrees on.
+    let ranges = reports.iter().filter_map(|r| match r.check {
+        FilterCheck::Built { bits_per_key } => Some(bits_per_key),
+        _ => None,
+    });
+    let agreed = ranges.reduce(|(lo, hi), (l, h)| (lo.max(l), hi.min(h)));
+    match agreed {
+        Some((lo, hi)) if lo <= hi && lo == hi => line.push_str(&format!(" bits/key {lo}")),
+        Some((lo, hi)) if lo <= hi => line.push_str(&format!(" bits/key {lo}..{hi}")),
+        Some(_) => line.push_str(" (partitions built at different bits per key)"),
+        None => {}
+    }
+    let count = |f: fn(&FilterCheck) -> bool| reports.iter().filter(|r| f(&r.check)).count();
+    let matched = count(|c| matches!(c, FilterCheck::EveryKeyMatches));
+    if matched > 0 {
+        line.push_str(&format!(
+            " ({matched} of {} filters not rebuilt: every key matches)",
+            reports.len()
+        ));
+    }
+    let rebuilt = count(|c| matches!(c, FilterCheck::Rebuilt));
+    if rebuilt > 0 {
+        line.push_str(&format!(
+            " ({rebuilt} rebuilt at their stored size, which RocksDB 7.8's sizing does not give)"
+        ));
+    }
+    Ok((line, true))
+}
+
+fn mismatch(report: &FilterReport) -> Option<String> {
+    match &report.check {
+        FilterCheck::Mismatch { what } => Some(format!("filter {}: {what}", report.index)),
+        _ => None,
+    }
+}
