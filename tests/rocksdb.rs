@@ -14,7 +14,7 @@ use leveldb_filter::rocksdb::{
     ChecksumType, FastLocalBloomBuilder, FilterBits, FilterCheck, LegacyBloomBuilder, SstFile,
     SstFilter, TableCheck,
 };
-use leveldb_filter::Error;
+use leveldb_filter::{Compression, Error};
 
 fn dir() -> PathBuf {
     std::env::var_os("ROCKSDB_TABLES")
@@ -291,4 +291,156 @@ fn builders_make_rocksdbs_bytes() {
         built += 1;
     }
     assert!(built >= 4, "too few full Bloom filters among the golden tables");
+}
+
+/// The index points every written key to the data block that holds it, and
+/// an unwritten one to the block of the written key before or after it
+/// (index keys are separators between blocks, not their last keys).
+#[test]
+fn the_index_finds_each_keys_data_block() {
+    for (name, bytes, keys) in tables() {
+        let sst = SstFile::open(&bytes).unwrap();
+        let mut block_of = Vec::new();
+        sst.for_each_key(|key, offset| block_of.push((key.to_vec(), offset)))
+            .unwrap();
+        for (key, written, _) in &keys {
+            let at = block_of.partition_point(|(k, _)| k < key);
+            let got = sst.data_block_for(key).unwrap().map(|h| h.offset);
+            let after = block_of.get(at).map(|&(_, offset)| offset);
+            if *written {
+                assert_eq!(got, after, "{name}: written key {key:?}");
+            } else {
+                let before = at.checked_sub(1).map(|i| block_of[i].1);
+                assert!(
+                    got.is_some() && (got == after || got == before),
+                    "{name}: key {key:?} in {got:?}, between {before:?} and {after:?}"
+                );
+            }
+        }
+        let past = [keys.last().unwrap().0.as_slice(), b"\xff"].concat();
+        assert_eq!(sst.data_block_for(&past).unwrap(), None, "{name}");
+    }
+}
+
+/// A table with one data block's bytes changed and its checksum made to
+/// match again, so that what fails is the codec's own check or the block's
+/// parse: an error naming the data block, never a panic.
+fn with_refreshed_checksum(bytes: &[u8], sst: &SstFile<'_>, at: usize, change: u8) -> Vec<u8> {
+    let block = sst.data_block_for(b"").unwrap().expect("a first data block");
+    let (start, size) = (block.offset as usize, block.size as usize);
+    let mut bad = bytes.to_vec();
+    bad[start + at] = change;
+    let trailer = start + size;
+    if let Some(sum) = sst.footer().checksum.checksum(&bad[start..trailer], bad[trailer]) {
+        bad[trailer + 1..trailer + 5].copy_from_slice(&sum.to_le_bytes());
+    }
+    bad
+}
+
+#[test]
+fn damaged_compressed_blocks_are_errors_not_panics() {
+    let mut errors = 0;
+    for (name, bytes, _) in tables() {
+        let sst = SstFile::open(&bytes).unwrap();
+        let walk = sst.for_each_key(|_, _| ()).unwrap();
+        if walk.compressions.iter().all(|c| *c == Compression::None) {
+            continue;
+        }
+        let block = sst.data_block_for(b"").unwrap().unwrap();
+        // Every byte of the first data block set to 0 and to 0xff in turn.
+        for at in 0..block.size as usize {
+            for change in [0, 0xff] {
+                let bad = with_refreshed_checksum(&bytes, &sst, at, change);
+                let bad = SstFile::open(&bad).unwrap();
+                if let Err(e) = bad.for_each_key(|_, _| ()) {
+                    let text = e.to_string();
+                    assert!(
+                        text.contains("data block") && text.contains(&block.offset.to_string()),
+                        "{name}: {text}"
+                    );
+                    errors += 1;
+                }
+                let _ = bad.check_filter();
+            }
+        }
+        // A stated size one larger than the data gives (format_version >= 2
+        // puts a varint32 size before all but Snappy's bytes).
+        if sst.footer().format_version >= 2 && !name.contains("snappy") {
+            let first = bytes[block.offset as usize];
+            if first < 0x7f {
+                let bad = with_refreshed_checksum(&bytes, &sst, 0, first + 1);
+                let e = SstFile::open(&bad).unwrap().for_each_key(|_, _| ()).unwrap_err();
+                assert!(e.to_string().contains("stated size"), "{name}: {e}");
+            }
+        }
+    }
+    assert!(errors > 100, "only {errors} damaged blocks were errors");
+}
+
+/// `ldbfilter verify`, `probe` and `inspect --json` on every golden table.
+#[test]
+fn the_command_line_reads_rocksdb_tables() {
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ldbfilter"))
+            .args(args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{args:?}: {stderr}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    for (name, _, keys) in tables() {
+        let path = dir().join(format!("{name}.sst"));
+        let path = path.to_str().unwrap();
+        let verified = run(&["verify", path]);
+        assert!(verified.contains(": OK "), "{name}: {verified}");
+        if name.starts_with("ribbon") {
+            assert!(verified.contains("every key matches"), "{verified}");
+        } else {
+            assert!(verified.contains("bits/key"), "{verified}");
+        }
+        let hex: Vec<String> = keys
+            .iter()
+            .map(|(k, _, _)| k.iter().map(|b| format!("{b:02x}")).collect())
+            .collect();
+        let mut args = vec!["probe", path];
+        args.extend(hex.iter().map(String::as_str));
+        let probed = run(&args);
+        let answers: Vec<bool> = probed
+            .lines()
+            .map(|line| line.ends_with(" may-match"))
+            .collect();
+        let want: Vec<bool> = keys.iter().map(|k| k.2).collect();
+        assert_eq!(answers, want, "{name}: probe answers");
+        let json = run(&["inspect", "--json", path]);
+        assert!(json.starts_with('{') && json.contains("\"table\":\"rocksdb\""), "{json}");
+    }
+}
+
+/// A damaged RocksDB table: one line naming the file and the block, exit 1.
+#[test]
+fn the_command_line_names_a_damaged_table() {
+    let (name, bytes, _) = tables().into_iter().find(|t| t.0.contains("zstd")).unwrap();
+    let sst = SstFile::open(&bytes).unwrap();
+    let block = sst.data_block_for(b"").unwrap().unwrap();
+    let mut bad = bytes.clone();
+    bad[block.offset as usize + 3] ^= 0x10;
+    let path = std::env::temp_dir().join(format!("ldbfilter-damaged-{name}.sst"));
+    std::fs::write(&path, &bad).unwrap();
+    for command in ["verify", "inspect"] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ldbfilter"))
+            .args([command, path.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{command}: {stderr}");
+        assert!(out.stdout.is_empty(), "{command}: nothing half-written");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.contains(&format!("checksum mismatch at offset {}", block.offset))
+                && stderr.contains("ldbfilter-damaged"),
+            "{stderr}"
+        );
+    }
+    std::fs::remove_file(path).unwrap();
 }

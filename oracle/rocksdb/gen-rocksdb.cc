@@ -100,6 +100,9 @@ static void write_table(const std::string& dir, const Spec& spec, uint64_t seed)
   table.format_version = spec.format_version;
   table.checksum = spec.checksum;
   table.block_size = 1024;
+  // Index entries that share key prefixes and (format_version >= 4) hold
+  // size deltas instead of whole handles between restart points.
+  table.index_block_restart_interval = 4;
   if (spec.partitioned) {
     table.partition_filters = true;
     table.index_type = BlockBasedTableOptions::kTwoLevelIndexSearch;

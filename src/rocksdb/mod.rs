@@ -89,7 +89,7 @@ impl ChecksumType {
 
     /// The checksum of a block's contents and its type byte, as stored in
     /// its trailer (`ComputeBuiltinChecksum`); `None` for no checksum.
-    fn compute(self, contents: &[u8], kind: u8) -> Option<u32> {
+    pub fn checksum(self, contents: &[u8], kind: u8) -> Option<u32> {
         let with_kind = || [contents, &[kind]].concat();
         Some(match self {
             ChecksumType::None => return None,
@@ -568,7 +568,7 @@ fn checked_block(
 ) -> Result<(&[u8], u8), Error> {
     let (contents, trailer) = stored_block(file, kind, handle)?;
     let expected = u32::from_le_bytes(trailer[1..5].try_into().expect("4 bytes"));
-    if let Some(found) = checksum.compute(contents, trailer[0]) {
+    if let Some(found) = checksum.checksum(contents, trailer[0]) {
         if found != expected {
             return Err(Error::ChecksumMismatch {
                 block: kind,
