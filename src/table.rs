@@ -439,7 +439,12 @@ pub(crate) fn snappy(
         return Err(corrupt("Snappy length header larger than the data allows"));
     }
     if len > uncompressed_limit(file_len) {
-        return Err(too_large(kind, handle, len as u64, uncompressed_limit(file_len)));
+        return Err(too_large(
+            kind,
+            handle,
+            len as u64,
+            uncompressed_limit(file_len),
+        ));
     }
     snap::raw::Decoder::new()
         .decompress_vec(contents)

@@ -161,13 +161,13 @@ int main(int argc, char** argv) {
   std::string dir = argv[1];
   uint64_t seed = argc > 2 ? strtoull(argv[2], nullptr, 10) : 1;
   std::vector<Spec> specs = {
-      {"fastbloom-fv5-xxh3", "bloom", 10, 5, false, kXXH3, kNoCompression, 1000, false},
-      {"fastbloom-fv5-bpk6.5-crc32c", "bloom", 6.5, 5, false, kCRC32c, kNoCompression, 800, true},
+      {"fastbloom-fv5-xxh3", "bloom", 10, 5, false, kXXH3, kNoCompression, 600, false},
+      {"fastbloom-fv5-bpk6.5-crc32c", "bloom", 6.5, 5, false, kCRC32c, kNoCompression, 500, true},
       {"legacybloom-fv4-crc32c", "bloom", 10, 4, false, kCRC32c, kNoCompression, 600, true},
-      {"legacybloom-fv2-xxhash64", "bloom", 10, 2, false, kxxHash64, kNoCompression, 1000, false},
+      {"legacybloom-fv2-xxhash64", "bloom", 10, 2, false, kxxHash64, kNoCompression, 600, false},
       {"ribbon-fv5-xxh3", "ribbon", 10, 5, false, kXXH3, kNoCompression, 800, true},
-      {"ribbon-fv5-xxhash", "ribbon", 8, 5, false, kxxHash, kNoCompression, 1200, false},
-      {"fastbloom-fv5-partitioned-xxh3", "bloom", 10, 5, true, kXXH3, kNoCompression, 1500, false},
+      {"ribbon-fv5-xxhash", "ribbon", 8, 5, false, kxxHash, kNoCompression, 700, false},
+      {"fastbloom-fv5-partitioned-xxh3", "bloom", 10, 5, true, kXXH3, kNoCompression, 800, false},
       {"legacybloom-fv3-partitioned-crc32c", "bloom", 10, 3, true, kCRC32c, kNoCompression, 700, true},
       {"ribbon-fv4-partitioned-xxh3", "ribbon", 10, 4, true, kXXH3, kNoCompression, 1000, true},
       {"fastbloom-fv5-none", "bloom", 10, 5, false, kNoChecksum, kNoCompression, 500, false},
@@ -184,6 +184,16 @@ int main(int argc, char** argv) {
       // Whole keys and their first 4 bytes in the filter.
       {"fastbloom-fv5-prefix4-snappy-xxh3", "bloom", 10, 5, false, kXXH3, kSnappyCompression, 300, true, 4},
   };
+  // RocksDB's sizing and probe counts across bits per key: small tables
+  // whose full filters the builders must reproduce byte for byte.
+  for (double bpk : {1.0, 2.5, 4.2, 8.0, 9.9, 12.3, 16.0, 20.5, 26.0, 33.3, 51.0}) {
+    char bits[16];
+    snprintf(bits, sizeof bits, "%g", bpk);
+    specs.push_back({std::string("fastbloom-fv5-bpk") + bits + "-xxh3", "bloom", bpk, 5, false,
+                     kXXH3, kNoCompression, 60, false});
+    specs.push_back({std::string("legacybloom-fv4-bpk") + bits + "-crc32c", "bloom", bpk, 4,
+                     false, kCRC32c, kNoCompression, 60, true});
+  }
   for (const Spec& spec : specs) write_table(dir, spec, seed);
   // hash64.vec: `<input hex> <Hash64 as 16 hex digits>`, every length 0..=1100
   // (every path of XXPH3: short, mid-size, stripes, blocks of 1024).

@@ -126,7 +126,11 @@ pub(crate) fn uncompress<'a>(
             (Compression::Zstd, out)
         }
         3 => return Err(unsupported("compression: BZip2 (type 3) is not read")),
-        6 => return Err(unsupported("compression: Xpress (type 6, Windows only) is not read")),
+        6 => {
+            return Err(unsupported(
+                "compression: Xpress (type 6, Windows only) is not read",
+            ))
+        }
         _ => {
             return Err(unsupported(
                 "compression type (RocksDB 7.8 writes 0 to 7 and 0x40)",
@@ -198,7 +202,10 @@ pub(crate) fn index_entries(block: &[u8], delta: bool) -> Option<Vec<(Vec<u8>, B
             let (v, r) = varint64(rest)?;
             (Some(v), r)
         };
-        let (shared, unshared) = (usize::try_from(shared).ok()?, usize::try_from(unshared).ok()?);
+        let (shared, unshared) = (
+            usize::try_from(shared).ok()?,
+            usize::try_from(unshared).ok()?,
+        );
         if shared > key.len() || unshared > rest.len() {
             return None;
         }

@@ -33,7 +33,7 @@ fn millibits(bits_per_key: f64) -> u32 {
 }
 
 /// Hashes in the order given, a hash equal to the one before it dropped.
-pub(crate) fn distinct<'k, H: PartialEq>(
+fn distinct<'k, H: PartialEq>(
     keys: impl IntoIterator<Item = &'k [u8]>,
     hash: impl Fn(&[u8]) -> H,
 ) -> Vec<H> {
@@ -93,21 +93,25 @@ impl FastLocalBloomBuilder {
 
 /// `FastLocalBloomImpl::ChooseNumProbes`.
 pub(crate) fn fast_local_probes(millibits_per_key: u32) -> u32 {
-    match millibits_per_key {
-        ..=2080 => 1,
-        ..=3580 => 2,
-        ..=5100 => 3,
-        ..=6640 => 4,
-        ..=8300 => 5,
-        ..=10070 => 6,
-        ..=11720 => 7,
-        ..=14001 => 8,
-        ..=16050 => 9,
-        ..=18300 => 10,
-        ..=22001 => 11,
-        ..=25501 => 12,
-        50001.. => 24,
-        m => (m - 1) / 2000 - 1,
+    // (millibits at most, probes) in order; past the table, by formula.
+    const STEPS: [(u32, u32); 12] = [
+        (2080, 1),
+        (3580, 2),
+        (5100, 3),
+        (6640, 4),
+        (8300, 5),
+        (10070, 6),
+        (11720, 7),
+        (14001, 8),
+        (16050, 9),
+        (18300, 10),
+        (22001, 11),
+        (25501, 12),
+    ];
+    match STEPS.iter().find(|&&(most, _)| millibits_per_key <= most) {
+        Some(&(_, probes)) => probes,
+        None if millibits_per_key > 50000 => 24,
+        None => (millibits_per_key - 1) / 2000 - 1,
     }
 }
 
@@ -118,7 +122,8 @@ pub(crate) fn fast_local_bits(blocks: u64, probes: u32, h: u64) -> impl Iterator
     let (h1, h2) = (h as u32, (h >> 32) as u32);
     let base = (((u64::from(h1) * blocks) >> 32) * 512) as usize;
     let hs = std::iter::successors(Some(h2), |h| Some(h.wrapping_mul(0x9e37_79b9)));
-    hs.take(probes as usize).map(move |h| base + (h >> 23) as usize)
+    hs.take(probes as usize)
+        .map(move |h| base + (h >> 23) as usize)
 }
 
 /// Sets a key's probes in a FastLocalBloom bit array (whole 64-byte blocks).

@@ -3,10 +3,7 @@
 //! compared byte for byte; a Ribbon filter, which is not rebuilt, probed
 //! with every key.
 
-use super::build::{
-    distinct, fast_local_probes, legacy_lines, legacy_probes, FastLocalBloomBuilder,
-    LegacyBloomBuilder,
-};
+use super::build::{fast_local_probes, legacy_lines, legacy_probes};
 use super::{FilterBits, SstFile, SstFilter};
 use crate::Error;
 
@@ -114,22 +111,14 @@ impl Prefix {
 impl SstFile<'_> {
     /// Checks the table's filter against the table's keys (see the module
     /// notes): each Bloom filter rebuilt and compared, each Ribbon filter
-    /// probed with every key. Errors are the table's (a block that does not
+    /// probed with every key. One pass over the keys, holding one rebuilt
+    /// filter at a time. Errors are the table's (a block that does not
     /// read); a filter that does not read is a [`FilterCheck::Mismatch`].
     pub fn check_filter(&self) -> Result<TableCheck, Error> {
         let filter = match self.filter() {
             Ok(None) => return Ok(TableCheck::NoFilter),
             Ok(Some(filter)) => filter,
-            Err(e) => {
-                return Ok(TableCheck::Filters(vec![FilterReport {
-                    index: 0,
-                    keys: 0,
-                    bytes: 0,
-                    check: FilterCheck::Mismatch {
-                        what: format!("the filter does not read: {e}"),
-                    },
-                }]))
-            }
+            Err(e) => return Ok(TableCheck::Filters(vec![Rebuild::unreadable(e).finish(0)])),
         };
         let Some(prefix) = Prefix::of(self.prefix_extractor()) else {
             return Ok(TableCheck::NotChecked {
@@ -142,9 +131,9 @@ impl SstFile<'_> {
                 why: "a block-based filter, which RocksDB 7.8 does not read",
             }),
             SstFilter::Full(bits) => {
-                let mut keys = Keys::default();
+                let mut keys = Keys::new(Rebuild::new(bits));
                 self.for_each_key(|key, _| keys.add(key, whole, prefix))?;
-                Ok(TableCheck::Filters(vec![check_one(0, bits, &keys.list)]))
+                Ok(TableCheck::Filters(vec![keys.rebuild.finish(0)]))
             }
             SstFilter::Partitioned(partitions) => {
                 if !matches!(prefix, Prefix::None) {
@@ -153,92 +142,167 @@ impl SstFile<'_> {
                     });
                 }
                 // Keys come in order, and so do partitions: each key goes to
-                // the first partition whose separator is not below it.
-                let mut per: Vec<Keys> = vec![Keys::default(); partitions.entries.len()];
-                let mut at = 0;
+                // the first partition whose separator is not below it (the
+                // last past them all). A partition is checked once the keys
+                // move past it.
+                let count = partitions.entries.len();
+                let start = |i: usize| {
+                    Keys::new(match partitions.partition(i) {
+                        Some(Ok(bits)) => Rebuild::new(bits),
+                        Some(Err(e)) => Rebuild::unreadable(e),
+                        None => Rebuild::unreadable(&"no such partition"),
+                    })
+                };
+                let mut reports = Vec::with_capacity(count);
+                let (mut at, mut keys) = (0, start(0));
                 self.for_each_key(|key, _| {
-                    while at + 1 < per.len() && !partitions.holds(at, key) {
+                    while at + 1 < count && !partitions.holds(at, key) {
+                        let done = std::mem::replace(&mut keys, start(at + 1));
+                        reports.push(done.rebuild.finish(at));
                         at += 1;
                     }
-                    if let Some(keys) = per.get_mut(at) {
-                        keys.add(key, whole, prefix);
-                    }
+                    keys.add(key, whole, prefix);
                 })?;
-                let mut reports = Vec::new();
-                for (i, keys) in per.iter().enumerate() {
-                    reports.push(match partitions.partition(i) {
-                        Some(Ok(bits)) => check_one(i, bits, &keys.list),
-                        Some(Err(e)) => FilterReport {
-                            index: i,
-                            keys: keys.list.len() as u64,
-                            bytes: 0,
-                            check: FilterCheck::Mismatch {
-                                what: format!("partition {i} does not read: {e}"),
-                            },
-                        },
-                        None => continue,
-                    });
+                if count > 0 {
+                    reports.push(keys.rebuild.finish(at));
                 }
+                reports.extend((at + 1..count).map(|i| start(i).rebuild.finish(i)));
                 Ok(TableCheck::Filters(reports))
             }
         }
     }
 }
 
-/// The keys a filter gets, in order, with the last user key and prefix
-/// kept to add each once (as `FullFilterBlockBuilder` does).
-#[derive(Clone, Debug, Default)]
-struct Keys {
-    list: Vec<Vec<u8>>,
+/// The keys a filter gets, in order: each user key once (with whole-key
+/// filtering), and each prefix once, as `FullFilterBlockBuilder` adds them.
+#[derive(Debug)]
+struct Keys<'f> {
+    rebuild: Rebuild<'f>,
     last_key: Option<Vec<u8>>,
     last_prefix: Option<Vec<u8>>,
 }
 
-impl Keys {
+impl<'f> Keys<'f> {
+    fn new(rebuild: Rebuild<'f>) -> Self {
+        Keys {
+            rebuild,
+            last_key: None,
+            last_prefix: None,
+        }
+    }
+
     fn add(&mut self, key: &[u8], whole: bool, prefix: Prefix) {
         if whole && self.last_key.as_deref() != Some(key) {
-            self.list.push(key.to_vec());
+            self.rebuild.add(key);
             self.last_key = Some(key.to_vec());
         }
         if let Some(p) = prefix.of_key(key) {
             if self.last_prefix.as_deref() != Some(p) {
-                self.list.push(p.to_vec());
+                self.rebuild.add(p);
                 self.last_prefix = Some(p.to_vec());
             }
         }
     }
 }
 
-/// Checks one filter against its keys.
-fn check_one(index: usize, bits: &FilterBits<'_>, keys: &[Vec<u8>]) -> FilterReport {
-    let refs = || keys.iter().map(Vec::as_slice);
-    let bytes = stored_len(bits);
-    let report = |check| FilterReport {
-        index,
-        keys: keys.len() as u64,
-        bytes,
-        check,
-    };
-    let Some(rebuilt) = bits.rebuild(refs()) else {
-        return match refs().position(|key| !bits.may_match(key)) {
-            None => report(FilterCheck::EveryKeyMatches),
-            Some(i) => report(FilterCheck::Mismatch {
-                what: format!("key {i} of the filter's keys does not match it"),
-            }),
-        };
-    };
-    if rebuilt.len() != bytes || !equal_bits(bits, &rebuilt) {
-        let at = first_difference(bits, &rebuilt);
-        return report(FilterCheck::Mismatch {
-            what: format!(
-                "the rebuilt filter ({} bytes) differs from the stored one ({bytes} bytes) from byte {at}",
-                rebuilt.len()
-            ),
-        });
+/// One filter rebuilt key by key: its bits set again (Bloom), or its keys
+/// probed (Ribbon and fixed answers).
+#[derive(Debug)]
+struct Rebuild<'f> {
+    /// The stored filter, or why it does not read.
+    bits: Result<&'f FilterBits<'f>, String>,
+    out: Vec<u8>,
+    keys: u64,
+    /// Hashes as RocksDB's builder counts them: the same one in a row once.
+    distinct: u64,
+    last_hash: Option<u64>,
+    /// The first key (by index) the filter does not match.
+    unmatched: Option<u64>,
+}
+
+impl<'f> Rebuild<'f> {
+    fn new(bits: &'f FilterBits<'f>) -> Self {
+        Rebuild {
+            out: vec![0; bits.bit_array().len()],
+            ..Rebuild::with(Ok(bits))
+        }
     }
-    match built_by(bits, keys) {
-        Some(bits_per_key) => report(FilterCheck::Built { bits_per_key }),
-        None => report(FilterCheck::Rebuilt),
+
+    fn unreadable(e: &dyn std::fmt::Display) -> Self {
+        Rebuild::with(Err(e.to_string()))
+    }
+
+    fn with(bits: Result<&'f FilterBits<'f>, String>) -> Self {
+        Rebuild {
+            bits,
+            out: Vec::new(),
+            keys: 0,
+            distinct: 0,
+            last_hash: None,
+            unmatched: None,
+        }
+    }
+
+    fn add(&mut self, key: &[u8]) {
+        let Ok(bits) = self.bits else { return };
+        match bits.set_key(&mut self.out, key) {
+            Some(h) => {
+                if self.last_hash != Some(h) {
+                    self.distinct += 1;
+                }
+                self.last_hash = Some(h);
+            }
+            None => {
+                if self.unmatched.is_none() && !bits.may_match(key) {
+                    self.unmatched = Some(self.keys);
+                }
+            }
+        }
+        self.keys += 1;
+    }
+
+    fn finish(self, index: usize) -> FilterReport {
+        let bits = match self.bits {
+            Ok(bits) => bits,
+            Err(e) => {
+                return FilterReport {
+                    index,
+                    keys: self.keys,
+                    bytes: 0,
+                    check: FilterCheck::Mismatch {
+                        what: format!("filter {index} does not read: {e}"),
+                    },
+                }
+            }
+        };
+        let stored = bits.bit_array();
+        let report = |check| FilterReport {
+            index,
+            keys: self.keys,
+            bytes: stored_len(bits),
+            check,
+        };
+        if !bits.rebuilt() {
+            return report(match self.unmatched {
+                None => FilterCheck::EveryKeyMatches,
+                Some(i) => FilterCheck::Mismatch {
+                    what: format!("key {i} of the filter's keys does not match it"),
+                },
+            });
+        }
+        if let Some(at) = stored.iter().zip(&self.out).position(|(a, b)| a != b) {
+            return report(FilterCheck::Mismatch {
+                what: format!(
+                    "the filter rebuilt from its {} keys differs from the stored one at byte {at} of {}",
+                    self.keys,
+                    stored.len()
+                ),
+            });
+        }
+        match built_by(bits, self.distinct) {
+            Some(bits_per_key) => report(FilterCheck::Built { bits_per_key }),
+            None => report(FilterCheck::Rebuilt),
+        }
     }
 }
 
@@ -249,27 +313,12 @@ fn stored_len(bits: &FilterBits<'_>) -> usize {
     }
 }
 
-fn equal_bits(bits: &FilterBits<'_>, rebuilt: &[u8]) -> bool {
-    rebuilt.starts_with(bits.bit_array())
-}
-
-fn first_difference(bits: &FilterBits<'_>, rebuilt: &[u8]) -> usize {
-    let data = bits.bit_array();
-    data.iter()
-        .zip(rebuilt)
-        .position(|(a, b)| a != b)
-        .unwrap_or(data.len().min(rebuilt.len()))
-}
-
 /// The bits per key (smallest and largest) at which RocksDB 7.8's builder
-/// makes exactly this filter from `keys`, if any. Every bits per key that
-/// gives the stored size and probes builds the same bytes: the first is
-/// built and compared.
-fn built_by(bits: &FilterBits<'_>, keys: &[Vec<u8>]) -> Option<(f64, f64)> {
-    let refs = || keys.iter().map(Vec::as_slice);
+/// sizes this filter as stored, for `n` keys (distinct hashes in a row) and
+/// the stored probes: then its builder makes the bytes the rebuild made.
+fn built_by(bits: &FilterBits<'_>, n: u64) -> Option<(f64, f64)> {
     let fits: Vec<f64> = match *bits {
         FilterBits::FastLocalBloom { probes, data } => {
-            let n = distinct(refs(), super::hash64).len() as u64;
             let len = data.len() as u64;
             (500..=100_000u32)
                 .filter(|&m| fast_local_probes(m) == probes)
@@ -277,21 +326,11 @@ fn built_by(bits: &FilterBits<'_>, keys: &[Vec<u8>]) -> Option<(f64, f64)> {
                 .map(|m| f64::from(m) / 1000.0)
                 .collect()
         }
-        FilterBits::LegacyBloom { probes, lines, .. } => {
-            let signed = |key: &[u8]| crate::hash(key, 0xbc9f_1d34, crate::HashVariant::Signed);
-            let n = distinct(refs(), signed).len();
-            (1..=100u32)
-                .filter(|&b| legacy_probes(b) == probes && legacy_lines(n, b) == lines)
-                .map(f64::from)
-                .collect()
-        }
+        FilterBits::LegacyBloom { probes, lines, .. } => (1..=100u32)
+            .filter(|&b| legacy_probes(b) == probes && legacy_lines(n as usize, b) == lines)
+            .map(f64::from)
+            .collect(),
         _ => Vec::new(),
     };
-    let (&first, &last) = (fits.first()?, fits.last()?);
-    let built = match bits {
-        FilterBits::FastLocalBloom { .. } => FastLocalBloomBuilder::new(first).build(refs()),
-        _ => LegacyBloomBuilder::new(first).build(refs()),
-    };
-    let stored = bits.bit_array();
-    (built.len() == stored.len() + 5 && built.starts_with(stored)).then_some((first, last))
+    Some((*fits.first()?, *fits.last()?))
 }

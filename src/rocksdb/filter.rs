@@ -193,33 +193,39 @@ impl FilterBits<'_> {
         }
     }
 
-    /// The payload RocksDB writes for `keys` with this filter's size and
-    /// probes (FastLocalBloom and LegacyBloom of 64-byte lines; `None` for
-    /// the others, which are not rebuilt): equal to the stored payload when
-    /// the filter holds exactly those keys.
-    pub fn rebuild<'k>(&self, keys: impl IntoIterator<Item = &'k [u8]>) -> Option<Vec<u8>> {
-        match *self {
-            FilterBits::FastLocalBloom { data, probes } => {
-                let mut out = vec![0; data.len()];
-                for key in keys {
-                    fast_local_add(&mut out, probes, hash64(key));
+    /// Whether [`set_key`](Self::set_key) rebuilds this filter: a
+    /// FastLocalBloom, or a LegacyBloom of 64-byte lines.
+    pub(crate) fn rebuilt(&self) -> bool {
+        matches!(
+            self,
+            FilterBits::FastLocalBloom { .. }
+                | FilterBits::LegacyBloom {
+                    log2_line_bytes: 6,
+                    ..
                 }
-                out.extend_from_slice(&[0xff, 0, probes as u8, 0, 0]);
-                Some(out)
+        )
+    }
+
+    /// Sets `key`'s probes in `out`, a bit array of this filter's size, as
+    /// RocksDB's builder sets them for a filter of this size and probes, and
+    /// returns the key's hash (by which the builder counts keys); `None`
+    /// for the filters not rebuilt (Ribbon, and fixed answers).
+    pub(crate) fn set_key(&self, out: &mut [u8], key: &[u8]) -> Option<u64> {
+        match *self {
+            FilterBits::FastLocalBloom { probes, .. } => {
+                let h = hash64(key);
+                fast_local_add(out, probes, h);
+                Some(h)
             }
             FilterBits::LegacyBloom {
-                data,
                 probes,
                 lines,
                 log2_line_bytes: 6,
+                ..
             } => {
-                let mut out = vec![0; data.len()];
-                for key in keys {
-                    legacy_add(&mut out, lines, probes, hash(key, 0xbc9f1d34, HashVariant::Signed));
-                }
-                out.push(probes as u8);
-                out.extend_from_slice(&lines.to_le_bytes());
-                Some(out)
+                let h = hash(key, 0xbc9f1d34, HashVariant::Signed);
+                legacy_add(out, lines, probes, h);
+                Some(u64::from(h))
             }
             _ => None,
         }
@@ -227,7 +233,8 @@ impl FilterBits<'_> {
 }
 
 fn is_set(data: &[u8], bit: usize) -> bool {
-    data.get(bit / 8).is_some_and(|byte| byte & (1 << (bit % 8)) != 0)
+    data.get(bit / 8)
+        .is_some_and(|byte| byte & (1 << (bit % 8)) != 0)
 }
 
 /// `Standard128RibbonBitsReader::MayMatch`: the key's 128-bit coefficient

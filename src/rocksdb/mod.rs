@@ -38,9 +38,9 @@ pub use xxph3::hash64;
 
 use std::collections::BTreeSet;
 
-use blocks::{for_each_user_key, index_entries, uncompress};
 use crate::table::{stored_block, varint64, BlockHandle, BlockIter, BlockKind, Compression};
 use crate::Error;
+use blocks::{for_each_user_key, index_entries, uncompress};
 
 /// The magic number that ends a RocksDB block-based table with a
 /// format_version >= 1 footer.
@@ -423,10 +423,7 @@ impl<'a> SstFile<'a> {
 
     /// An index block's entries (the index, or a partition of a two-level
     /// index), uncompressed and checked.
-    fn index_block(
-        &self,
-        handle: BlockHandle,
-    ) -> Result<(Vec<(Vec<u8>, BlockHandle)>, Compression), Error> {
+    fn index_block(&self, handle: BlockHandle) -> Result<(IndexEntries, Compression), Error> {
         let (contents, compression) = self.block(BlockKind::Index, handle)?;
         if self.index_type() == 3 {
             return Err(Error::Unsupported {
@@ -591,6 +588,9 @@ pub struct KeyWalk {
     /// The compressions of the data and index blocks, in order.
     pub compressions: Vec<Compression>,
 }
+
+/// An index block's (separator key, block handle) pairs, in order.
+type IndexEntries = Vec<(Vec<u8>, BlockHandle)>;
 
 /// A block's entries: (key, value) pairs in order.
 type Entries = Vec<(Vec<u8>, Vec<u8>)>;

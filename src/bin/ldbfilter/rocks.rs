@@ -85,10 +85,7 @@ impl Stats {
 }
 
 /// The table, its keys walked, and its filter checked against them.
-fn open<'a>(
-    path: &Path,
-    bytes: &'a [u8],
-) -> Result<(SstFile<'a>, KeyWalk, TableCheck), Failure> {
+fn open<'a>(path: &Path, bytes: &'a [u8]) -> Result<(SstFile<'a>, KeyWalk, TableCheck), Failure> {
     let sst = SstFile::open(bytes).map_err(table_error(path))?;
     let walk = sst.for_each_key(|_, _| ()).map_err(table_error(path))?;
     let check = sst.check_filter().map_err(table_error(path))?;
@@ -170,7 +167,11 @@ pub fn inspect(path: &Path, bytes: &[u8], json: bool, out: &mut dyn Write) -> Re
         )?;
         writeln!(out, "  file size        {} bytes", bytes.len())?;
         let (meta, index) = (footer.metaindex, footer.index);
-        writeln!(out, "  metaindex        offset {} size {}", meta.offset, meta.size)?;
+        writeln!(
+            out,
+            "  metaindex        offset {} size {}",
+            meta.offset, meta.size
+        )?;
         writeln!(
             out,
             "  index            offset {} size {} (type {})",
@@ -184,11 +185,20 @@ pub fn inspect(path: &Path, bytes: &[u8], json: bool, out: &mut dyn Write) -> Re
         let Some(name) = sst.filter_name() else {
             return writeln!(out, "  filter           none");
         };
-        writeln!(out, "  filter           {} ({})", escaped(name), filter_kind(&sst))?;
+        writeln!(
+            out,
+            "  filter           {} ({})",
+            escaped(name),
+            filter_kind(&sst)
+        )?;
         writeln!(
             out,
             "  whole keys       {}; prefix extractor {}",
-            if sst.whole_key_filtering() { "yes" } else { "no" },
+            if sst.whole_key_filtering() {
+                "yes"
+            } else {
+                "no"
+            },
             sst.prefix_extractor().map_or("none".into(), escaped)
         )?;
         writeln!(
