@@ -75,6 +75,7 @@ struct Spec {
   int keys;
   bool varied;  // keys of varying lengths (with bytes >= 0x80), else fixed
   int prefix = 0;  // a fixed prefix extractor of this many bytes, or none
+  bool whole = true;  // whole keys in the filter (with a prefix: else prefixes only)
 };
 
 // Key i of a table: even i are written, odd i are probed as absent.
@@ -98,6 +99,7 @@ static void write_table(const std::string& dir, const Spec& spec, uint64_t seed)
     table.filter_policy.reset(NewBloomFilterPolicy(spec.bits_per_key));
   }
   table.format_version = spec.format_version;
+  table.whole_key_filtering = spec.whole;
   table.checksum = spec.checksum;
   table.block_size = 1024;
   // Index entries that share key prefixes and (format_version >= 4) hold
@@ -165,11 +167,11 @@ int main(int argc, char** argv) {
       {"fastbloom-fv5-bpk6.5-crc32c", "bloom", 6.5, 5, false, kCRC32c, kNoCompression, 500, true},
       {"legacybloom-fv4-crc32c", "bloom", 10, 4, false, kCRC32c, kNoCompression, 600, true},
       {"legacybloom-fv2-xxhash64", "bloom", 10, 2, false, kxxHash64, kNoCompression, 600, false},
-      {"ribbon-fv5-xxh3", "ribbon", 10, 5, false, kXXH3, kNoCompression, 800, true},
+      {"ribbon-fv5-xxh3", "ribbon", 10, 5, false, kXXH3, kNoCompression, 500, true},
       {"ribbon-fv5-xxhash", "ribbon", 8, 5, false, kxxHash, kNoCompression, 700, false},
       {"fastbloom-fv5-partitioned-xxh3", "bloom", 10, 5, true, kXXH3, kNoCompression, 800, false},
-      {"legacybloom-fv3-partitioned-crc32c", "bloom", 10, 3, true, kCRC32c, kNoCompression, 700, true},
-      {"ribbon-fv4-partitioned-xxh3", "ribbon", 10, 4, true, kXXH3, kNoCompression, 1000, true},
+      {"legacybloom-fv3-partitioned-crc32c", "bloom", 10, 3, true, kCRC32c, kNoCompression, 500, true},
+      {"ribbon-fv4-partitioned-xxh3", "ribbon", 10, 4, true, kXXH3, kNoCompression, 600, true},
       {"fastbloom-fv5-none", "bloom", 10, 5, false, kNoChecksum, kNoCompression, 500, false},
       // Each codec, and the framings of format_version 1 (none before zlib,
       // 8 bytes of size before LZ4) and >= 2 (a varint32 size).
@@ -183,6 +185,12 @@ int main(int argc, char** argv) {
       {"ribbon-fv5-zstd-xxh3", "ribbon", 10, 5, false, kXXH3, kZSTD, 500, true},
       // Whole keys and their first 4 bytes in the filter.
       {"fastbloom-fv5-prefix4-snappy-xxh3", "bloom", 10, 5, false, kXXH3, kSnappyCompression, 300, true, 4},
+      // Prefixes alone (a Get probes the key's first 11 bytes: "key" and
+      // its number), full and partitioned; and whole keys with prefixes in
+      // partitions.
+      {"fastbloom-fv5-prefixonly11-xxh3", "bloom", 10, 5, false, kXXH3, kNoCompression, 300, true, 11, false},
+      {"fastbloom-fv5-partitioned-prefixonly11-xxh3", "bloom", 10, 5, true, kXXH3, kNoCompression, 500, true, 11, false},
+      {"legacybloom-fv4-partitioned-prefix10-crc32c", "bloom", 10, 4, true, kCRC32c, kNoCompression, 600, true, 10},
   };
   // RocksDB's sizing and probe counts across bits per key: small tables
   // whose full filters the builders must reproduce byte for byte.

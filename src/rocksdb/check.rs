@@ -78,14 +78,15 @@ impl TableCheck {
 /// whole key (with whole-key filtering) and its prefix (with a fixed or
 /// capped prefix extractor, where the key is in its domain).
 #[derive(Clone, Copy, Debug)]
-enum Prefix {
+pub(crate) enum Prefix {
     None,
     Fixed(usize),
     Capped(usize),
 }
 
 impl Prefix {
-    fn of(name: Option<&str>) -> Option<Prefix> {
+    /// The extractor a table names (`None`: none), if this crate knows it.
+    pub(crate) fn of(name: Option<&str>) -> Option<Prefix> {
         let Some(name) = name else {
             return Some(Prefix::None);
         };
@@ -99,7 +100,8 @@ impl Prefix {
         (name == "rocksdb.Noop").then_some(Prefix::None)
     }
 
-    fn of_key<'k>(&self, key: &'k [u8]) -> Option<&'k [u8]> {
+    /// The key's prefix, where the key is in the extractor's domain.
+    pub(crate) fn of_key<'k>(&self, key: &'k [u8]) -> Option<&'k [u8]> {
         match *self {
             Prefix::None => None,
             Prefix::Fixed(n) => key.get(..n),
@@ -131,77 +133,120 @@ impl SstFile<'_> {
                 why: "a block-based filter, which RocksDB 7.8 does not read",
             }),
             SstFilter::Full(bits) => {
-                let mut keys = Keys::new(Rebuild::new(bits));
-                self.for_each_key(|key, _| keys.add(key, whole, prefix))?;
+                let mut keys = Keys::new(Rebuild::new(bits), whole, prefix);
+                self.for_each_key(|key, _| keys.add(key))?;
                 Ok(TableCheck::Filters(vec![keys.rebuild.finish(0)]))
             }
             SstFilter::Partitioned(partitions) => {
-                if !matches!(prefix, Prefix::None) {
-                    return Ok(TableCheck::NotChecked {
-                        why: "prefixes in a partitioned filter (not rebuilt)",
-                    });
-                }
                 // Keys come in order, and so do partitions: each key goes to
                 // the first partition whose separator is not below it (the
                 // last past them all). A partition is checked once the keys
-                // move past it.
+                // move past it. RocksDB adds to a partition it cuts the
+                // prefix of the key that comes next, if not its last prefix
+                // (`PartitionedFilterBlockBuilder::MaybeCutAFilterBlock`).
                 let count = partitions.entries.len();
-                let start = |i: usize| {
-                    Keys::new(match partitions.partition(i) {
-                        Some(Ok(bits)) => Rebuild::new(bits),
-                        Some(Err(e)) => Rebuild::unreadable(e),
-                        None => Rebuild::unreadable(&"no such partition"),
-                    })
+                let start = |i: usize| match partitions.partition(i) {
+                    Some(Ok(bits)) => Rebuild::new(bits),
+                    Some(Err(e)) => Rebuild::unreadable(e),
+                    None => Rebuild::unreadable(&"no such partition"),
                 };
                 let mut reports = Vec::with_capacity(count);
-                let (mut at, mut keys) = (0, start(0));
+                let (mut at, mut keys) = (0, Keys::new(start(0), whole, prefix));
                 self.for_each_key(|key, _| {
                     while at + 1 < count && !partitions.holds(at, key) {
-                        let done = std::mem::replace(&mut keys, start(at + 1));
-                        reports.push(done.rebuild.finish(at));
+                        if keys.rebuild.keys > 0 {
+                            keys.cut_before(key);
+                        }
+                        let done = std::mem::replace(&mut keys.rebuild, start(at + 1));
+                        reports.push(done.finish(at));
+                        keys.reset();
                         at += 1;
                     }
-                    keys.add(key, whole, prefix);
+                    keys.add(key);
                 })?;
                 if count > 0 {
                     reports.push(keys.rebuild.finish(at));
                 }
-                reports.extend((at + 1..count).map(|i| start(i).rebuild.finish(i)));
+                reports.extend((at + 1..count).map(|i| start(i).finish(i)));
                 Ok(TableCheck::Filters(reports))
             }
         }
     }
 }
 
-/// The keys a filter gets, in order: each user key once (with whole-key
-/// filtering), and each prefix once, as `FullFilterBlockBuilder` adds them.
+/// The keys a filter gets, as RocksDB 7.8's `FullFilterBlockBuilder::Add`
+/// gives them, quirks included: with a prefix extractor and no whole keys,
+/// the "last prefix" it adds once per filter (for prefix `SeekForPrev`
+/// across partitions) is an empty one, as that mode never records a
+/// prefix; a partition gets the previous one's last prefix, and the prefix
+/// of the key after it (`PartitionedFilterBlockBuilder::MaybeCutAFilterBlock`).
 #[derive(Debug)]
 struct Keys<'f> {
     rebuild: Rebuild<'f>,
-    last_key: Option<Vec<u8>>,
-    last_prefix: Option<Vec<u8>>,
+    whole: bool,
+    prefix: Prefix,
+    last_key_in_domain: bool,
+    last_prefix_recorded: bool,
+    last_prefix: Vec<u8>,
+    last_whole_recorded: bool,
+    last_whole: Vec<u8>,
 }
 
 impl<'f> Keys<'f> {
-    fn new(rebuild: Rebuild<'f>) -> Self {
+    fn new(rebuild: Rebuild<'f>, whole: bool, prefix: Prefix) -> Self {
         Keys {
             rebuild,
-            last_key: None,
-            last_prefix: None,
+            whole,
+            prefix,
+            last_key_in_domain: false,
+            last_prefix_recorded: false,
+            last_prefix: Vec::new(),
+            last_whole_recorded: false,
+            last_whole: Vec::new(),
         }
     }
 
-    fn add(&mut self, key: &[u8], whole: bool, prefix: Prefix) {
-        if whole && self.last_key.as_deref() != Some(key) {
-            self.rebuild.add(key);
-            self.last_key = Some(key.to_vec());
+    /// `FullFilterBlockBuilder::Add`.
+    fn add(&mut self, key: &[u8]) {
+        let prefix = self.prefix.of_key(key);
+        if !self.last_prefix_recorded && self.last_key_in_domain {
+            self.rebuild.add(&self.last_prefix);
+            self.last_prefix_recorded = true;
         }
-        if let Some(p) = prefix.of_key(key) {
-            if self.last_prefix.as_deref() != Some(p) {
-                self.rebuild.add(p);
-                self.last_prefix = Some(p.to_vec());
+        if self.whole {
+            if prefix.is_none() {
+                self.rebuild.add(key);
+            } else if !self.last_whole_recorded || self.last_whole != key {
+                self.rebuild.add(key);
+                self.last_whole_recorded = true;
+                self.last_whole = key.to_vec();
             }
         }
+        self.last_key_in_domain = prefix.is_some();
+        let Some(prefix) = prefix else { return };
+        if !self.whole {
+            self.rebuild.add(prefix);
+        } else if !self.last_prefix_recorded || self.last_prefix != prefix {
+            self.rebuild.add(prefix);
+            self.last_prefix_recorded = true;
+            self.last_prefix = prefix.to_vec();
+        }
+    }
+
+    /// What a partition gets as it is cut before `next`: the next key's
+    /// prefix, unless it is the last one recorded.
+    fn cut_before(&mut self, next: &[u8]) {
+        if let Some(prefix) = self.prefix.of_key(next) {
+            if prefix != self.last_prefix {
+                self.rebuild.add(prefix);
+            }
+        }
+    }
+
+    /// `FullFilterBlockBuilder::Reset`, after a partition is cut.
+    fn reset(&mut self) {
+        self.last_whole_recorded = false;
+        self.last_prefix_recorded = false;
     }
 }
 

@@ -33,6 +33,8 @@ use std::cmp::Ordering;
 
 pub use build::{FastLocalBloomBuilder, LegacyBloomBuilder};
 pub use check::{FilterCheck, FilterReport, TableCheck};
+
+use check::Prefix;
 pub use filter::FilterBits;
 pub use xxph3::hash64;
 
@@ -221,7 +223,9 @@ impl<'a> Partitions<'a> {
         not_below(&self.entries[i].0, key, self.internal_keys)
     }
 
-    fn may_match(&self, key: &[u8]) -> bool {
+    /// Whether `probe` may be in the partition a lookup of `key` picks
+    /// (the key itself, or its prefix: the partition is chosen by the key).
+    fn may_match(&self, key: &[u8], probe: &[u8]) -> bool {
         let Some(i) = self.entry_for(key) else {
             return true;
         };
@@ -231,7 +235,7 @@ impl<'a> Partitions<'a> {
         // A partition RocksDB cannot read rules nothing out.
         self.filters[i]
             .as_ref()
-            .map_or(true, |bits| bits.may_match(key))
+            .map_or(true, |bits| bits.may_match(probe))
     }
 }
 
@@ -521,16 +525,23 @@ impl<'a> SstFile<'a> {
     }
 
     /// Whether RocksDB's `Get` of user key `key` may find it in this table,
-    /// judging by the filter alone (`false`: the filter rules it out).
-    /// Filters of whole keys only: a table whose property says it filters
-    /// prefixes alone answers "may match".
+    /// judging by the filter alone (`false`: the filter rules it out). A
+    /// table that filters prefixes alone is probed with the key's prefix,
+    /// by the table's fixed or capped prefix extractor (any other answers
+    /// "may match").
     pub fn key_may_match(&self, key: &[u8]) -> bool {
-        if self.property("rocksdb.block.based.table.whole.key.filtering") == Some(b"0") {
-            return true;
-        }
+        // Without whole keys in the filter, RocksDB probes the key's prefix
+        // (with the table's own extractor, where the key is in its domain).
+        let probe = match self.whole_key_filtering() {
+            true => key,
+            false => match Prefix::of(self.prefix_extractor()).and_then(|p| p.of_key(key)) {
+                Some(prefix) => prefix,
+                None => return true,
+            },
+        };
         match &self.filter {
-            Ok(Some(SstFilter::Full(bits))) => bits.may_match(key),
-            Ok(Some(SstFilter::Partitioned(partitions))) => partitions.may_match(key),
+            Ok(Some(SstFilter::Full(bits))) => bits.may_match(probe),
+            Ok(Some(SstFilter::Partitioned(partitions))) => partitions.may_match(key, probe),
             _ => true,
         }
     }
