@@ -180,6 +180,7 @@ int main(int argc, char** argv) {
       {"legacybloom-fv4-lz4-crc32c", "bloom", 10, 4, false, kCRC32c, kLZ4Compression, 300, true},
       {"legacybloom-fv3-zlib-xxhash", "bloom", 10, 3, false, kxxHash, kZlibCompression, 300, false},
       {"legacybloom-fv2-partitioned-lz4hc-crc32c", "bloom", 10, 2, true, kCRC32c, kLZ4HCCompression, 400, true},
+      {"legacybloom-fv0-snappy-crc32c", "bloom", 10, 0, false, kCRC32c, kSnappyCompression, 300, false},
       {"legacybloom-fv1-zlib-crc32c", "bloom", 10, 1, false, kCRC32c, kZlibCompression, 300, false},
       {"legacybloom-fv1-lz4-crc32c", "bloom", 10, 1, false, kCRC32c, kLZ4Compression, 300, true},
       {"ribbon-fv5-zstd-xxh3", "ribbon", 10, 5, false, kXXH3, kZSTD, 500, true},

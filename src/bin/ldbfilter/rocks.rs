@@ -11,11 +11,21 @@ use leveldb_filter::rocksdb::{
 use crate::tables::{json_number, json_string, table_error};
 use crate::{escaped, shown, Failure};
 
-/// Whether `bytes` end with RocksDB's footer magic (format_version >= 1).
+/// Whether `bytes` are a RocksDB table: its footer magic (format_version
+/// >= 1), or LevelDB's (format_version 0) with a RocksDB filter entry in
+/// the metaindex (`fullfilter.` or `partitionedfilter.`).
 pub fn is_rocksdb(bytes: &[u8]) -> bool {
-    bytes
+    if bytes
         .last_chunk::<8>()
         .is_some_and(|magic| u64::from_le_bytes(*magic) == ROCKSDB_MAGIC)
+    {
+        return true;
+    }
+    SstFile::open(bytes).is_ok_and(|sst| {
+        sst.filter_name().is_some_and(|name| {
+            name.starts_with("fullfilter.") || name.starts_with("partitionedfilter.")
+        })
+    })
 }
 
 /// The table's filter kind: `full`, `partitioned` or `block-based`.
