@@ -11,9 +11,9 @@ use leveldb_filter::rocksdb::{
 use crate::tables::{json_number, json_string, table_error};
 use crate::{escaped, shown, Failure};
 
-/// Whether `bytes` are a RocksDB table: its footer magic (format_version
-/// >= 1), or LevelDB's (format_version 0) with a RocksDB filter entry in
-/// the metaindex (`fullfilter.` or `partitionedfilter.`).
+/// Whether `bytes` are a RocksDB table: its footer magic (format_version 1
+/// and later), or LevelDB's (format_version 0) with a RocksDB filter entry
+/// in the metaindex (`fullfilter.` or `partitionedfilter.`).
 pub fn is_rocksdb(bytes: &[u8]) -> bool {
     if bytes
         .last_chunk::<8>()
