@@ -537,3 +537,133 @@ fn a_changed_filter_bit_is_a_mismatch() {
     }
     assert!(mismatches >= 8, "{mismatches}");
 }
+
+/// RocksDB's `FullBloomTest` helpers (util/bloom_test.cc, 7.8): a payload of
+/// `len` bytes and 5 of metadata (`probes` as a byte, `lines` as a fixed32),
+/// cut from the end of a 3,000-byte buffer filled with `fill`.
+fn raw_filter(len: usize, lines: u32, probes: u8, fill: impl Fn(usize) -> u8) -> Vec<u8> {
+    let mut buffer: Vec<u8> = (0..3000).map(fill).collect();
+    buffer[2995] = probes;
+    buffer[2996..].copy_from_slice(&lines.to_le_bytes());
+    buffer[3000 - 5 - len..].to_vec()
+}
+
+/// `ResetWeirdFill`: byte i of the buffer is `0x7b7b >> (i % 7)`, as a char.
+fn weird(len: usize, lines: u32, probes: u8) -> Vec<u8> {
+    raw_filter(len, lines, probes, |i| (0x7b7b_u32 >> (i % 7)) as u8)
+}
+
+/// `PackedMatches`: bit i says whether key `i + 12345` (a fixed32) matches.
+fn packed_matches(filter: &[u8]) -> u64 {
+    let bits = FilterBits::parse(filter);
+    (0..64u32)
+        .filter(|&i| bits.may_match(&(i + 12345).to_le_bytes()))
+        .fold(0, |packed, i| packed | 1 << i)
+}
+
+/// `FullBloomTest.RawSchema`: the values RocksDB's own test pins for its
+/// readers on hand-filled filters of each implementation.
+#[test]
+fn rocksdbs_raw_schema_values() {
+    // LegacyBloom: two probes, lines of 256, 128 and 64 bytes.
+    assert_eq!(packed_matches(&weird(256, 1, 2)), 11384799501900898790);
+    assert_eq!(packed_matches(&weird(256, 2, 2)), 10157853359773492589);
+    assert_eq!(packed_matches(&weird(256, 4, 2)), 7123594913907464682);
+    // FastLocalBloom (marker 255): two probes, four 64-byte blocks.
+    assert_eq!(
+        packed_matches(&weird(256, 2 << 8, 255)),
+        9957045189927952471
+    );
+    // Ribbon (marker 254): two blocks, seed 0; one column, then three to four.
+    assert_eq!(packed_matches(&weird(32, 2 << 8, 254)), 6193930559317665002);
+    assert_eq!(packed_matches(&weird(112, 2 << 8, 254)), 9007200345328128);
+}
+
+/// `FullBloomTest.CorruptFilters`: which metadata RocksDB reads, and what it
+/// answers for what it does not.
+#[test]
+fn rocksdbs_corrupt_filter_expectations() {
+    let matches = |filter: &[u8]| {
+        let bits = FilterBits::parse(filter);
+        [bits.may_match(b"hello"), bits.may_match(b"world")]
+    };
+    for fill in [false, true] {
+        let raw = |len, lines, probes| raw_filter(len, lines, probes, |_| [0, 0xff][fill as usize]);
+        // Good LegacyBloom filters answer as their bits: all set or none.
+        for (len, lines, probes) in [
+            (64, 1, 6),
+            (192, 3, 6),
+            (768, 3, 6),
+            (64, 1, 30),
+            (64, 1, 1),
+        ] {
+            assert_eq!(
+                matches(&raw(len, lines, probes)),
+                [fill; 2],
+                "{len} {lines} {probes}"
+            );
+        }
+        // Probes 31 and 127: read, "dubious".
+        for probes in [31, 127] {
+            assert_eq!(matches(&raw(64, 1, probes)), [fill; 2], "{probes}");
+        }
+        // No probes, negative markers (128, 253): true. No lines, or a line
+        // size that is no power of two: true.
+        for (len, lines, probes) in [
+            (64, 1, 0),
+            (64, 1, 128),
+            (64, 1, 253),
+            (64, 0, 6),
+            (4, 3, 6),
+            (291, 3, 6),
+            (195, 3, 6),
+        ] {
+            assert_eq!(
+                matches(&raw(len, lines, probes)),
+                [true; 2],
+                "{len} {lines} {probes}"
+            );
+        }
+        // Nothing but metadata, or less: false, as if built from no keys.
+        for (len, lines, probes) in [(0, 0, 6), (0, 37, 6), (0, 0, 0)] {
+            assert_eq!(
+                matches(&raw(len, lines, probes)),
+                [false; 2],
+                "{len} {lines} {probes}"
+            );
+        }
+        assert_eq!(matches(&raw(0, 3, 6)[1..]), [false; 2], "4 bytes");
+        // The empty payload: RocksDB's bits reader says false, but a table
+        // never asks it: a full filter block of no bytes gets no reader, and
+        // every key may match. This crate answers as the table does.
+        assert_eq!(FilterBits::parse(&[]), FilterBits::Empty);
+        assert_eq!(matches(&[]), [true; 2]);
+        // FastLocalBloom: six probes good; any other metadata byte set,
+        // or probes past 30: reserved, true.
+        assert_eq!(matches(&raw(64, 6 << 8, 255)), [fill; 2]);
+        assert_eq!(matches(&raw(64, 30 << 8, 255)), [fill; 2]);
+        for lines in [
+            6 << 8 | 1,
+            6 << 8 | 1 << 16,
+            6 << 8 | 1 << 24,
+            31 << 8,
+            33 << 8,
+            66 << 8,
+            130 << 8,
+        ] {
+            assert_eq!(matches(&raw(64, lines, 255)), [true; 2], "{lines:#x}");
+        }
+    }
+    let zeros = |len, lines| raw_filter(len, lines, 254, |_| 0);
+    // Ribbon: two blocks and 4 or 8 columns of zeros rule both keys out.
+    assert_eq!(matches(&zeros(128, (2 << 8) + 123)), [false; 2]);
+    assert_eq!(matches(&zeros(256, (2 << 8) + 123)), [false; 2]);
+    // 5,000 blocks in 1,024 bits: almost every key may match, not all.
+    let sparse = zeros(128, (5000 << 8) + 123);
+    assert_eq!(matches(&sparse), [true; 2]);
+    let bits = FilterBits::parse(&sparse);
+    assert!((0..1000).any(|i: u32| !bits.may_match(i.to_string().as_bytes())));
+    // One block, or none: true.
+    assert_eq!(matches(&zeros(128, (1 << 8) + 123)), [true; 2]);
+    assert_eq!(matches(&zeros(128, 123)), [true; 2]);
+}
