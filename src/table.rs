@@ -158,11 +158,11 @@ pub struct BlockEntry {
 /// [`data_blocks`](Self::data_blocks) yields one block at a time. Every problem
 /// is an [`Error`] saying where.
 ///
-/// ```
+/// ```no_run
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// use leveldb_filter::Table;
 ///
-/// let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/tables/user-4k-r16-none.ldb"))?;
+/// let bytes = std::fs::read("testdata/tables/user-4k-r16-none.ldb")?;
 /// let table = Table::new(&bytes)?;
 /// let filter = table.filter_block().expect("this table has a filter");
 /// assert_eq!(filter.name, "leveldb.BuiltinBloomFilter2");
