@@ -374,6 +374,74 @@ fn main() {
         ours: t[2],
     });
 
+    // An engine's Get through L0..L6: one key against 7 tables' filters of
+    // 20,000 keys each, half the keys in one of them, half in none. LevelDB
+    // and rusty-leveldb call KeyMayMatch 7 times; this crate hashes the key
+    // once (`key_hash`) and probes the 7 filters with it. Nanoseconds per Get.
+    let levels: Vec<Vec<Vec<u8>>> = (0..7)
+        .map(|_| random_keys(&mut rng, 20_000, 16..=16))
+        .collect();
+    let filters: Vec<Vec<u8>> = levels
+        .iter()
+        .map(|keys| {
+            let mut filter = Vec::new();
+            ours.create_filter(&slices(keys), &mut filter);
+            filter
+        })
+        .collect();
+    let filter_refs: Vec<&[u8]> = filters.iter().map(Vec::as_slice).collect();
+    let absent = random_keys(&mut rng, 10_000, 16..=16);
+    let gets: Vec<Vec<u8>> = (0..10_000)
+        .flat_map(|i| [levels[i % 7][i].clone(), absent[i].clone()])
+        .collect();
+    let get_set = KeySet::new(&gets);
+    let get_refs = slices(&gets);
+    let ours_levels = || {
+        get_refs
+            .iter()
+            .map(|key| {
+                let hash = ours.key_hash(key);
+                filter_refs.iter().filter(|f| hash.may_match(f)).count()
+            })
+            .sum::<usize>()
+    };
+    let rusty_levels = || {
+        get_refs
+            .iter()
+            .map(|key| {
+                filter_refs
+                    .iter()
+                    .filter(|f| rusty.key_may_match(key, f))
+                    .count()
+            })
+            .sum::<usize>()
+    };
+    let want = leveldb.bench_levels(&get_set, &filter_refs);
+    if ours_levels() != want || rusty_levels() != want {
+        fail("levels".into());
+    }
+    let t = time(
+        gets.len(),
+        &mut [
+            &mut || {
+                black_box(leveldb.bench_levels(&get_set, black_box(&filter_refs)));
+            },
+            &mut || {
+                black_box(rusty_levels());
+            },
+            &mut || {
+                black_box(ours_levels());
+            },
+        ],
+    );
+    rows.push(Row {
+        kind: "levels_get",
+        name: "7 filters of 20000, half absent".into(),
+        leveldb: t[0],
+        rusty: t[1],
+        ours: t[2],
+    });
+
     println!(
         "{:<13} {:<32} {:>12} {:>12} {:>12} {:>9} {:>9}",
         "work", "workload", "leveldb ns", "rusty ns", "ours ns", "vs ldb", "vs rusty"
@@ -386,6 +454,15 @@ fn main() {
             r.leveldb,
             r.rusty,
             r.ours,
+            r.leveldb / r.ours,
+            r.rusty / r.ours
+        );
+    }
+    // The Get through 7 levels on a line of its own, before the two summary
+    // lines (which keep their form).
+    for r in rows.iter().filter(|r| r.kind == "levels_get") {
+        println!(
+            "ratio_levels_get vs_leveldb={:.2} vs_rusty={:.2}",
             r.leveldb / r.ours,
             r.rusty / r.ours
         );

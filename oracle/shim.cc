@@ -456,6 +456,20 @@ size_t ldb_bench_query(const FilterPolicy* p, const KeySet* ks, const uint8_t* f
   return matches;
 }
 
+// An engine's Get through its levels: each key probed against each of `n`
+// filters (one table per level), KeyMayMatch every time. Returns how many
+// (key, filter) pairs may match.
+size_t ldb_bench_levels(const FilterPolicy* p, const KeySet* ks, const uint8_t* const* filters,
+                        const size_t* lens, size_t n) {
+  std::vector<Slice> fs;
+  for (size_t i = 0; i < n; i++) fs.emplace_back(reinterpret_cast<const char*>(filters[i]), lens[i]);
+  size_t matches = 0;
+  for (const Slice& key : ks->keys) {
+    for (const Slice& f : fs) matches += p->KeyMayMatch(key, f);
+  }
+  return matches;
+}
+
 // A filter block for the keys cut into data blocks of `keys_per_block`, block
 // i at offset i * stride; into the key set's buffer. Returns its length.
 size_t ldb_bench_block(const FilterPolicy* p, KeySet* ks, size_t keys_per_block, uint64_t stride) {

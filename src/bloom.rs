@@ -97,6 +97,74 @@ impl BloomFilterPolicy {
     pub fn hash_variant(&self) -> HashVariant {
         self.variant
     }
+
+    /// The name, for APIs that want it `'static` (what
+    /// [`FilterPolicy::name`] returns).
+    pub fn static_name(&self) -> &'static str {
+        self.name
+    }
+
+    /// `key`'s hash, computed once for any number of filters this policy's
+    /// hash variant wrote: an engine's `Get` probes one table per level with
+    /// the same key. [`KeyHash::may_match`] and
+    /// [`FilterBlockReader::hash_may_match`](crate::FilterBlockReader::hash_may_match)
+    /// answer as [`key_may_match`](FilterPolicy::key_may_match) does for the key.
+    ///
+    /// ```
+    /// use leveldb_filter::{BloomFilterPolicy, FilterPolicy};
+    ///
+    /// let policy = BloomFilterPolicy::new(10);
+    /// let levels: Vec<Vec<u8>> = [&[&b"a"[..], b"b"][..], &[b"c"], &[b"b", b"d"]]
+    ///     .iter()
+    ///     .map(|keys| {
+    ///         let mut filter = Vec::new();
+    ///         policy.create_filter(keys, &mut filter);
+    ///         filter
+    ///     })
+    ///     .collect();
+    /// let hash = policy.key_hash(b"b");
+    /// let found: Vec<bool> = levels.iter().map(|f| hash.may_match(f)).collect();
+    /// assert_eq!(found[0], true);
+    /// assert_eq!(found[2], true);
+    /// for filter in &levels {
+    ///     assert_eq!(hash.may_match(filter), policy.key_may_match(b"b", filter));
+    /// }
+    /// ```
+    #[inline]
+    pub fn key_hash(&self, key: &[u8]) -> KeyHash {
+        KeyHash(hash(key, SEED, self.variant))
+    }
+
+    /// [`key_may_match`](FilterPolicy::key_may_match) for the key `hash`
+    /// was made from (by this policy, or one of the same hash variant).
+    #[inline]
+    pub fn hash_may_match(&self, hash: KeyHash, filter: &[u8]) -> bool {
+        hash.may_match(filter)
+    }
+}
+
+/// A key's hash under one [`HashVariant`], from
+/// [`BloomFilterPolicy::key_hash`]: LevelDB's 32-bit hash, all a Bloom
+/// filter lookup needs of the key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct KeyHash(u32);
+
+impl KeyHash {
+    /// Whether the key may be in `filter` (a filter the policy's hash
+    /// variant wrote), as [`FilterPolicy::key_may_match`] answers for it,
+    /// on any bytes.
+    #[inline]
+    pub fn may_match(self, filter: &[u8]) -> bool {
+        match parse(filter) {
+            Ok((array, k)) => Kernel::detect().contains_hash(self.0, k, array),
+            Err(answer) => answer,
+        }
+    }
+
+    /// The hash: LevelDB's `Hash(key, n, 0xbc9f1d34)`.
+    pub fn value(self) -> u32 {
+        self.0
+    }
 }
 
 impl FilterPolicy for BloomFilterPolicy {

@@ -16,7 +16,7 @@
 
 use byteorder::{ByteOrder, LittleEndian};
 
-use crate::{Error, FilterPolicy};
+use crate::{Error, FilterPolicy, KeyHash};
 
 /// The base_lg LevelDB writes: one filter per 2^11 = 2048 bytes of data-block offset.
 pub const FILTER_BASE_LG: u8 = 11;
@@ -207,14 +207,10 @@ impl<'a> Layout<'a> {
         (LittleEndian::read_u32(at), LittleEndian::read_u32(&at[4..]))
     }
 
-    /// LevelDB's `FilterBlockReader::KeyMayMatch`.
+    /// LevelDB's `FilterBlockReader::KeyMayMatch`, the filter asked by
+    /// `probe`.
     #[inline]
-    fn key_may_match<P: FilterPolicy + ?Sized>(
-        &self,
-        policy: &P,
-        block_offset: u64,
-        key: &[u8],
-    ) -> bool {
+    fn key_may_match(&self, block_offset: u64, probe: impl FnOnce(&[u8]) -> bool) -> bool {
         // LevelDB shifts by the base_lg byte as read; a count >= 64 is undefined
         // in C++ and the x86-64 and AArch64 shift instructions take it modulo 64,
         // which wrapping_shr does too.
@@ -222,7 +218,7 @@ impl<'a> Layout<'a> {
         if index < self.num as u64 {
             let (start, limit) = self.bounds(index as usize);
             if start <= limit && limit as usize <= self.data.len() {
-                return policy.key_may_match(key, &self.data[start as usize..limit as usize]);
+                return probe(&self.data[start as usize..limit as usize]);
             } else if start == limit {
                 return false;
             }
@@ -263,7 +259,21 @@ impl<'a, P: FilterPolicy> FilterBlockReader<'a, P> {
     #[inline]
     pub fn key_may_match(&self, block_offset: u64, key: &[u8]) -> bool {
         match &self.layout {
-            Some(layout) => layout.key_may_match(&self.policy, block_offset, key),
+            Some(layout) => {
+                layout.key_may_match(block_offset, |f| self.policy.key_may_match(key, f))
+            }
+            None => true,
+        }
+    }
+
+    /// [`key_may_match`](Self::key_may_match) for a key hashed once by a
+    /// [`BloomFilterPolicy`](crate::BloomFilterPolicy) of the hash variant
+    /// that wrote this block (for a database's tables, the user key's hash:
+    /// an internal-key policy filters user keys).
+    #[inline]
+    pub fn hash_may_match(&self, block_offset: u64, hash: KeyHash) -> bool {
+        match &self.layout {
+            Some(layout) => layout.key_may_match(block_offset, |f| hash.may_match(f)),
             None => true,
         }
     }

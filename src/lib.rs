@@ -135,7 +135,9 @@ mod table;
 
 use std::sync::Arc;
 
-pub use bloom::{BloomFilterPolicy, LEVELDB_LEGACY_NAME, LEVELDB_NAME, ROCKSDB_LEGACY_NAME};
+pub use bloom::{
+    BloomFilterPolicy, KeyHash, LEVELDB_LEGACY_NAME, LEVELDB_NAME, ROCKSDB_LEGACY_NAME,
+};
 pub use check::{
     bits_per_key_candidates, compare_internal, probe, user_key, variants_for_name, verify_filter,
     BloomStats, InternalKeyPolicy, KeyFormat, KeyStats, Probe, VariantFound, Verdict,

@@ -93,8 +93,12 @@ fn bloom_may_match_matches_reference_on_any_bytes() {
                 *last = k % 32;
             }
         }
-        v.policy(10).key_may_match(&key.0, &filter)
-            == reference::bloom_may_match(&key.0, &filter, v.signed())
+        let want = reference::bloom_may_match(&key.0, &filter, v.signed());
+        // The key hashed once answers the same.
+        let policy = v.policy(10);
+        policy.key_may_match(&key.0, &filter) == want
+            && policy.key_hash(&key.0).may_match(&filter) == want
+            && policy.hash_may_match(policy.key_hash(&key.0), &filter) == want
     }
     check(prop as fn(Vec<u8>, u8, Key, Variant) -> bool);
 }
@@ -164,10 +168,12 @@ fn block_reader_matches_reference_on_any_bytes() {
         let block = arbitrary::damaged(layout.build(BloomFilterPolicy::new(10)), &damage, cut);
         let offsets = [offset, offset % 100_000, offset % 64];
         [block, random].iter().all(|bytes| {
-            let reader = FilterBlockReader::new(BloomFilterPolicy::new(10), bytes);
+            let policy = BloomFilterPolicy::new(10);
+            let hash = policy.key_hash(&key.0);
+            let reader = FilterBlockReader::new(policy, bytes);
             offsets.iter().all(|&o| {
-                reader.key_may_match(o, &key.0)
-                    == reference::block_may_match(bytes, o, &key.0, false)
+                let want = reference::block_may_match(bytes, o, &key.0, false);
+                reader.key_may_match(o, &key.0) == want && reader.hash_may_match(o, hash) == want
             })
         })
     }

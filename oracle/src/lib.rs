@@ -111,6 +111,13 @@ mod ffi {
             filter: *const u8,
             len: usize,
         ) -> usize;
+        pub fn ldb_bench_levels(
+            p: *const Policy,
+            ks: *const KeySet,
+            filters: *const *const u8,
+            lens: *const usize,
+            n: usize,
+        ) -> usize;
         pub fn ldb_bench_block(
             p: *const Policy,
             ks: *mut KeySet,
@@ -297,6 +304,24 @@ impl Bloom {
     pub fn bench_query(&self, keys: &KeySet<'_>, filter: &[u8]) -> usize {
         // SAFETY: live policy and key set; `filter` valid for the call.
         unsafe { ffi::ldb_bench_query(self.ptr, keys.ptr, filter.as_ptr(), filter.len()) }
+    }
+
+    /// Each key against each filter (`KeyMayMatch` every time, as an
+    /// engine's `Get` probes one table per level), in a C++ loop: how many
+    /// pairs may match.
+    pub fn bench_levels(&self, keys: &KeySet<'_>, filters: &[&[u8]]) -> usize {
+        let ptrs: Vec<*const u8> = filters.iter().map(|f| f.as_ptr()).collect();
+        let lens: Vec<usize> = filters.iter().map(|f| f.len()).collect();
+        // SAFETY: live policy and key set; the filters valid for the call.
+        unsafe {
+            ffi::ldb_bench_levels(
+                self.ptr,
+                keys.ptr,
+                ptrs.as_ptr(),
+                lens.as_ptr(),
+                filters.len(),
+            )
+        }
     }
 
     /// `FilterBlockBuilder` over the keys cut into blocks of `keys_per_block`,

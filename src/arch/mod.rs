@@ -38,6 +38,7 @@ mod x86_64;
 
 use std::sync::OnceLock;
 
+use crate::bloom::SEED;
 use crate::HashVariant;
 
 /// Below this many keys, a filter is made by the portable kernel: a vector
@@ -165,13 +166,19 @@ impl Kernel {
     /// `k <= 30`.
     #[inline]
     pub(crate) fn contains(self, key: &[u8], variant: HashVariant, k: usize, array: &[u8]) -> bool {
+        self.contains_hash(crate::hash(key, SEED, variant), k, array)
+    }
+
+    /// [`contains`](Kernel::contains) for a key hashed to `h`.
+    #[inline]
+    pub(crate) fn contains_hash(self, h: u32, k: usize, array: &[u8]) -> bool {
         #[cfg(target_arch = "x86_64")]
         if let Kernel::Avx512(cpu) = self {
-            if let Some(answer) = cpu.contains(key, variant, k, array) {
+            if let Some(answer) = cpu.contains(h, k, array) {
                 return answer;
             }
         }
-        portable::contains(key, variant, k, array)
+        portable::contains_hash(h, k, array)
     }
 
     /// [`contains`](Kernel::contains) for each of `keys`, into `out` (as

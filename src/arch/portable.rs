@@ -33,14 +33,13 @@ pub(crate) fn set_bits(array: &mut [u8], modulus: Modulus, k: usize, h: u32) {
     }
 }
 
-/// Whether all `k` probe bits of `key` are set in `array`, as LevelDB's
-/// `KeyMayMatch` answers, but every probe tested with no branch on the
+/// Whether all `k` probe bits of a key hashed to `h` are set in `array`,
+/// as LevelDB's `KeyMayMatch` answers, but every probe tested with no branch on the
 /// bits: LevelDB stops at the first bit not set, a coin toss for absent
 /// keys whose mispredictions cost more than the probes it saves.
 #[inline]
-pub(crate) fn contains(key: &[u8], variant: HashVariant, k: usize, array: &[u8]) -> bool {
-    let modulus = Modulus::new(array.len() * 8);
-    all_set(array, modulus, k, hash(key, SEED, variant))
+pub(crate) fn contains_hash(h: u32, k: usize, array: &[u8]) -> bool {
+    all_set(array, Modulus::new(array.len() * 8), k, h)
 }
 
 /// Whether the `k` bits of a key hashed to `h` are all set (`true` for
@@ -56,8 +55,8 @@ fn all_set(array: &[u8], modulus: Modulus, k: usize, h: u32) -> bool {
     all
 }
 
-/// [`contains`] for each of `keys`, into `out`: eight hashes first, as in
-/// [`insert`], then every probe of every key, as [`contains`] probes them, so
+/// [`contains_hash`] for each of `keys`, into `out`: eight hashes first, as in
+/// [`insert`], then every probe of every key, as [`contains_hash`] probes them, so
 /// that the loads of several keys are in flight at once.
 pub(crate) fn contains_batch(
     keys: &[&[u8]],

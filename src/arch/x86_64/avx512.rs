@@ -97,22 +97,16 @@ impl Avx512 {
         true
     }
 
-    /// Whether all `k <= 30` probe bits of `key` are set in `array`; `None`
-    /// for an array this kernel does not take.
+    /// Whether all `k <= 30` probe bits of a key hashed to `h` are set in
+    /// `array`; `None` for an array this kernel does not take.
     #[inline]
-    pub(crate) fn contains(
-        self,
-        key: &[u8],
-        variant: HashVariant,
-        k: usize,
-        array: &[u8],
-    ) -> Option<bool> {
+    pub(crate) fn contains(self, h: u32, k: usize, array: &[u8]) -> Option<bool> {
         if !(MIN_PROBED_BYTES..=MAX_VECTOR_BYTES).contains(&array.len()) || k > 30 {
             return None;
         }
         // SAFETY: `self` proves the CPU has AVX-512F and VL; the array's
         // length was checked.
-        Some(unsafe { key_may_match(key, variant, k, array) })
+        Some(unsafe { hash_may_match(h, k, array) })
     }
 
     /// LevelDB's `Hash` of each key, by this kernel's groups (for the tests).
@@ -583,8 +577,7 @@ unsafe fn contains_pairs(
 /// The CPU must have AVX-512F and VL; `4 <= array.len() <= 2^28`.
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl")]
-unsafe fn key_may_match(key: &[u8], variant: HashVariant, k: usize, array: &[u8]) -> bool {
-    let h = crate::hash(key, SEED, variant);
+unsafe fn hash_may_match(h: u32, k: usize, array: &[u8]) -> bool {
     let reducer = Reducer::new(array.len() as u64 * 8);
     let last_word = _mm256_set1_epi32((array.len() - 4) as i32);
     by_eights(h, k, |h: __m256i, probes: usize| {
