@@ -403,6 +403,36 @@ int ldb_write_db(const char* dir, int kind, int bits_per_key, int block_size, in
   return s.ok() ? 0 : -1;
 }
 
+// Opens the database in `dir` (a Bloom policy of `bits_per_key`, as its
+// writer used) and Gets each key: how many it finds with the value given,
+// or -1 if it does not open.
+long ldb_db_count_found(const char* dir, int bits_per_key, const uint8_t* const* keys,
+                        const size_t* key_lens, const uint8_t* const* values,
+                        const size_t* value_lens, size_t n) {
+  const FilterPolicy* policy = leveldb::NewBloomFilterPolicy(bits_per_key);
+  leveldb::Options options;
+  options.filter_policy = policy;
+  leveldb::DB* db = nullptr;
+  leveldb::Status s = leveldb::DB::Open(options, dir, &db);
+  if (!s.ok()) {
+    std::fprintf(stderr, "ldb_db_count_found: %s\n", s.ToString().c_str());
+    delete policy;
+    return -1;
+  }
+  long found = 0;
+  for (size_t i = 0; i < n; i++) {
+    std::string value;
+    Slice key(reinterpret_cast<const char*>(keys[i]), key_lens[i]);
+    if (db->Get(leveldb::ReadOptions(), key, &value).ok() &&
+        value == std::string(reinterpret_cast<const char*>(values[i]), value_lens[i])) {
+      found++;
+    }
+  }
+  delete db;
+  delete policy;
+  return found;
+}
+
 // What LevelDB's Table::InternalGet does for `key` before reading a data
 // block: *offset gets the data block the index picks (*has_offset = 0 when the
 // key sorts after the last one), *may_match the filter's answer. For a

@@ -187,13 +187,62 @@ impl FilterPolicy for BloomFilterPolicy {
 }
 
 impl BloomFilterPolicy {
-    /// `create_filter` on a given kernel.
-    pub(crate) fn create_with(&self, kernel: Kernel, keys: &[&[u8]], dst: &mut Vec<u8>) {
-        let bits = keys.len().saturating_mul(self.bits_per_key).max(64);
-        let bytes = bits.div_ceil(8);
+    /// [`create_filter`](FilterPolicy::create_filter) for keys stored end to
+    /// end in `keys`, key i starting at `offsets[i]` and ending where the
+    /// next starts (the last at the end), as rusty-leveldb and LevelDB's own
+    /// builder hold them: no list of slices is built (keys are taken a few
+    /// hundred at a time from the stack).
+    ///
+    /// ```
+    /// use leveldb_filter::{BloomFilterPolicy, FilterPolicy};
+    ///
+    /// let policy = BloomFilterPolicy::new(10);
+    /// let (mut a, mut b) = (Vec::new(), Vec::new());
+    /// policy.create_filter_from_offsets(b"applebananacherry", &[0, 5, 11], &mut a);
+    /// policy.create_filter(&[b"apple", b"banana", b"cherry"], &mut b);
+    /// assert_eq!(a, b);
+    /// ```
+    ///
+    /// # Panics
+    /// If an offset is past `keys` or below the one before it (as slicing
+    /// `keys` would).
+    pub fn create_filter_from_offsets(&self, keys: &[u8], offsets: &[usize], dst: &mut Vec<u8>) {
+        let start = self.start_filter(offsets.len(), dst);
+        let array = &mut dst[start..start + self.array_len(offsets.len())];
+        let kernel = Kernel::detect();
+        const CHUNK: usize = 256;
+        let mut slices: [&[u8]; CHUNK] = [&[]; CHUNK];
+        for (c, chunk) in offsets.chunks(CHUNK).enumerate() {
+            for (i, (slice, &from)) in slices.iter_mut().zip(chunk).enumerate() {
+                let to = offsets
+                    .get(c * CHUNK + i + 1)
+                    .copied()
+                    .unwrap_or(keys.len());
+                *slice = &keys[from..to];
+            }
+            kernel.insert(&slices[..chunk.len()], self.variant, self.k, array);
+        }
+    }
+
+    /// The bit array's length in bytes for `n` keys.
+    fn array_len(&self, n: usize) -> usize {
+        n.saturating_mul(self.bits_per_key).max(64).div_ceil(8)
+    }
+
+    /// Appends to `dst` a zeroed bit array for `n` keys and the k byte;
+    /// returns where the array starts.
+    fn start_filter(&self, n: usize, dst: &mut Vec<u8>) -> usize {
+        let bytes = self.array_len(n);
         let start = dst.len();
         dst.resize(start + bytes, 0);
         dst.push(self.k as u8);
+        start
+    }
+
+    /// `create_filter` on a given kernel.
+    pub(crate) fn create_with(&self, kernel: Kernel, keys: &[&[u8]], dst: &mut Vec<u8>) {
+        let start = self.start_filter(keys.len(), dst);
+        let bytes = self.array_len(keys.len());
         kernel.insert(keys, self.variant, self.k, &mut dst[start..start + bytes]);
     }
 

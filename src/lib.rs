@@ -131,6 +131,8 @@ mod error;
 mod filter_block;
 mod hash;
 pub mod rocksdb;
+#[cfg(feature = "rusty-leveldb")]
+pub mod rusty;
 mod table;
 
 use std::sync::Arc;

@@ -60,6 +60,31 @@ fn bloom_create_matches_reference() {
     check(prop as fn(u8, Vec<Key>, Variant) -> bool);
 }
 
+/// Keys stored end to end with their offsets make the same filter as the
+/// same keys as slices, with more keys than one chunk of the stack's.
+#[test]
+fn bloom_create_from_offsets_matches_reference() {
+    fn prop(bits: u8, keys_: Vec<Key>, repeat: u8, v: Variant) -> bool {
+        let bits_per_key = usize::from(bits % 51);
+        let mut keys = keys(&keys_);
+        let copies = keys.clone();
+        for _ in 0..repeat % 40 {
+            keys.extend(copies.iter().cloned());
+        }
+        let (mut data, mut offsets) = (Vec::new(), Vec::new());
+        for key in &keys {
+            offsets.push(data.len());
+            data.extend_from_slice(key);
+        }
+        let mut filter = vec![0xab];
+        v.policy(bits_per_key)
+            .create_filter_from_offsets(&data, &offsets, &mut filter);
+        filter[0] == 0xab
+            && filter[1..] == reference::bloom_create(bits_per_key, &keys, v.signed())[..]
+    }
+    check(prop as fn(u8, Vec<Key>, u8, Variant) -> bool);
+}
+
 #[test]
 fn bloom_create_appends() {
     fn prop(prefix: Vec<u8>, keys_: Vec<Key>, v: Variant) -> bool {

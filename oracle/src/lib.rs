@@ -111,6 +111,15 @@ mod ffi {
             filter: *const u8,
             len: usize,
         ) -> usize;
+        pub fn ldb_db_count_found(
+            dir: *const c_char,
+            bits_per_key: c_int,
+            keys: *const *const u8,
+            key_lens: *const usize,
+            values: *const *const u8,
+            value_lens: *const usize,
+            n: usize,
+        ) -> std::ffi::c_long;
         pub fn ldb_bench_levels(
             p: *const Policy,
             ks: *const KeySet,
@@ -471,6 +480,31 @@ pub fn write_table(
     } else {
         Err(format!("LevelDB could not write {}", path.display()))
     }
+}
+
+/// Opens the database in `dir` with LevelDB 1.23 (a Bloom policy of
+/// `bits_per_key`) and `Get`s each key: how many it finds with their value.
+pub fn db_count_found(
+    dir: &Path,
+    bits_per_key: i32,
+    entries: &[(Vec<u8>, Vec<u8>)],
+) -> Result<usize, String> {
+    let (kp, kl) = pointers(entries.iter().map(|e| &e.0));
+    let (vp, vl) = pointers(entries.iter().map(|e| &e.1));
+    let dir_c = c_path(dir);
+    // SAFETY: as in write_table: the pointers are valid for the call.
+    let found = unsafe {
+        ffi::ldb_db_count_found(
+            dir_c.as_ptr(),
+            bits_per_key,
+            kp.as_ptr(),
+            kl.as_ptr(),
+            vp.as_ptr(),
+            vl.as_ptr(),
+            entries.len(),
+        )
+    };
+    usize::try_from(found).map_err(|_| format!("LevelDB could not open {}", dir.display()))
 }
 
 /// Writes a database in `dir` through `DB::Put` (and `Delete` of every
