@@ -24,9 +24,11 @@ fn key(i: u32) -> [u8; 16] {
 /// (write with compaction, random reads) for a policy.
 fn run(policy: Box<dyn FilterPolicy>) -> (Duration, Duration) {
     let dir = tempfile::tempdir().unwrap();
-    let mut options = Options::default();
-    options.filter_policy = Rc::new(policy);
-    options.write_buffer_size = 1 << 20;
+    let options = Options {
+        filter_policy: Rc::new(policy),
+        write_buffer_size: 1 << 20,
+        ..Default::default()
+    };
     let value = [0x5au8; 100];
     let start = Instant::now();
     let mut db = DB::open(dir.path().join("db"), options).unwrap();

@@ -26,9 +26,11 @@ fn a_rusty_database_on_this_crate_verifies_and_reads_back() {
     let path = dir.path().join("db");
     let keys: Vec<Vec<u8>> = (0..40_000).map(key).collect();
     {
-        let mut options = rusty_leveldb::Options::default();
-        options.filter_policy = Rc::new(Box::new(RustyPolicy::new(BloomFilterPolicy::new(10))));
-        options.write_buffer_size = 256 << 10;
+        let options = rusty_leveldb::Options {
+            filter_policy: Rc::new(Box::new(RustyPolicy::new(BloomFilterPolicy::new(10)))),
+            write_buffer_size: 256 << 10,
+            ..Default::default()
+        };
         let mut db = rusty_leveldb::DB::open(&path, options).unwrap();
         for (i, k) in keys.iter().enumerate() {
             db.put(k, format!("value{i}").as_bytes()).unwrap();

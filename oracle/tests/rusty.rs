@@ -24,9 +24,11 @@ fn leveldb_reads_a_database_rusty_leveldb_wrote_through_this_crate() {
         })
         .collect();
     {
-        let mut options = rusty_leveldb::Options::default();
-        options.filter_policy = Rc::new(Box::new(RustyPolicy::new(BloomFilterPolicy::new(10))));
-        options.write_buffer_size = 256 << 10;
+        let options = rusty_leveldb::Options {
+            filter_policy: Rc::new(Box::new(RustyPolicy::new(BloomFilterPolicy::new(10)))),
+            write_buffer_size: 256 << 10,
+            ..Default::default()
+        };
         let mut db = rusty_leveldb::DB::open(&path, options).unwrap();
         for (k, v) in &entries {
             db.put(k, v).unwrap();
