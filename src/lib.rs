@@ -38,11 +38,11 @@
 //! [`FilterPolicy::key_may_match_batch`] answers many keys at once, with the
 //! same answers as one at a time. The Bloom policy hashes them 16 at a time
 //! and probes without branching, an absent key about two probes instead of
-//! k, with AVX-512 where the CPU has it, and keys of one length eight at a
-//! time with AVX2 where that is all there is (chosen at run time; the scalar
-//! code is the reference the SIMD code is tested against, and
-//! `LEVELDB_FILTER_KERNEL=scalar` in the environment selects it, `avx2` the
-//! AVX2 kernel):
+//! k, with AVX-512 where the CPU has it (but on Intel's cores, where 512-bit
+//! vectors slow the code around them), and keys of one length eight at a
+//! time with AVX2 (chosen at run time; the scalar code is the reference the
+//! SIMD code is tested against, and `LEVELDB_FILTER_KERNEL=scalar` in the
+//! environment selects it, `avx2` or `avx512` a vector kernel):
 //!
 //! ```
 //! use leveldb_filter::{BloomFilterPolicy, FilterPolicy};
@@ -155,7 +155,7 @@ pub use table::{
 
 /// The kernel this process runs Bloom filters on: `"avx512"`, `"avx2"` or
 /// `"scalar"`, decided once from the CPU and the environment variable
-/// `LEVELDB_FILTER_KERNEL` (`scalar` or `avx2` to ask for one), for logs and
+/// `LEVELDB_FILTER_KERNEL` (`scalar`, `avx2` or `avx512` to ask for one), for logs and
 /// benchmarks. Every kernel gives the same bytes and answers.
 pub fn kernel() -> &'static str {
     arch::Kernel::detect().name()

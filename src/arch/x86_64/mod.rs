@@ -9,6 +9,16 @@ mod avx512;
 pub(crate) use avx2::Avx2;
 pub(crate) use avx512::Avx512;
 
+/// Whether the CPU is Intel's (CPUID's vendor string `GenuineIntel`).
+pub(crate) fn intel() -> bool {
+    // SAFETY: CPUID leaf 0 exists on every x86-64 CPU. (`__cpuid` is a
+    // safe fn in recent Rust, unsafe in the oldest this crate supports.)
+    #[allow(unused_unsafe)]
+    let id = unsafe { std::arch::x86_64::__cpuid(0) };
+    let vendor = [id.ebx, id.edx, id.ecx].map(u32::to_le_bytes).concat();
+    vendor == b"GenuineIntel"
+}
+
 /// LevelDB's hash multiplier, as the vector lanes take it.
 const M: i32 = 0xc6a4a793_u32 as i32;
 
