@@ -50,16 +50,41 @@ pub fn user_key(internal_key: &[u8]) -> &[u8] {
 #[derive(Clone, Debug)]
 pub struct InternalKeyPolicy<P>(pub P);
 
+use crate::filter_block::recycle;
+
+thread_local! {
+    /// The list of user keys `InternalKeyPolicy::create_filter` hands on,
+    /// kept empty between calls so that making a filter allocates nothing
+    /// once the list has grown.
+    static USER_KEYS: std::cell::RefCell<Vec<&'static [u8]>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Calls `f` with the user keys of `keys`, in the thread's list.
+fn with_user_keys<R>(keys: &[&[u8]], f: impl FnOnce(&[&[u8]]) -> R) -> R {
+    // (Taken out of the cell: a policy inside that makes filters of its own
+    // finds it empty and allocates its own.)
+    let mut user_keys = recycle(USER_KEYS.with(|k| std::mem::take(&mut *k.borrow_mut())));
+    user_keys.extend(keys.iter().map(|k| user_key(k)));
+    let result = f(&user_keys);
+    let spare = recycle(user_keys);
+    USER_KEYS.with(|k| *k.borrow_mut() = spare);
+    result
+}
+
 impl<P: FilterPolicy> FilterPolicy for InternalKeyPolicy<P> {
     fn name(&self) -> &str {
         self.0.name()
     }
     fn create_filter(&self, keys: &[&[u8]], dst: &mut Vec<u8>) {
-        let user_keys: Vec<&[u8]> = keys.iter().map(|k| user_key(k)).collect();
-        self.0.create_filter(&user_keys, dst);
+        with_user_keys(keys, |user_keys| self.0.create_filter(user_keys, dst));
     }
     fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool {
         self.0.key_may_match(user_key(key), filter)
+    }
+    fn key_may_match_batch(&self, keys: &[&[u8]], filter: &[u8], out: &mut [bool]) {
+        with_user_keys(keys, |user_keys| {
+            self.0.key_may_match_batch(user_keys, filter, out)
+        });
     }
 }
 
@@ -556,12 +581,19 @@ pub enum Probe {
 /// LevelDB's `Table::InternalGet` up to the data-block read: seeks the index
 /// block as LevelDB does (binary search over its restart points, then entry by
 /// entry) for the first separator >= the key (bytewise; for internal keys, the
-/// lookup key with the largest sequence number), then asks the filter. An
-/// index that the seek finds corrupt, or whose entry is not a block handle, is
-/// the error LevelDB's lookup returns.
-pub fn probe<P: FilterPolicy>(
+/// lookup key with the largest sequence number), then asks the table's filter
+/// block, read with `policy` (the Bloom policy that wrote it; `None` for a
+/// table whose filter this crate cannot read: every key may match). An index
+/// that the seek finds corrupt, or whose entry is not a block handle, is the
+/// error LevelDB's lookup returns.
+///
+/// `key` is a user key in both formats: a database's tables filter user keys
+/// (LevelDB's `InternalFilterPolicy`), and the probe asks the filter for the
+/// user key whatever the format, so that the format and the policy cannot
+/// disagree.
+pub fn probe(
     table: &Table<'_>,
-    filter: Option<&FilterBlockReader<'_, P>>,
+    policy: Option<&BloomFilterPolicy>,
     key_format: KeyFormat,
     key: &[u8],
 ) -> Result<Probe, Error> {
@@ -591,7 +623,10 @@ pub fn probe<P: FilterPolicy>(
     }
     let (handle, _) = BlockHandle::decode(index.value())
         .ok_or(corrupt("an entry's value is not a block handle"))?;
-    let may_match = filter.is_none_or(|f| f.key_may_match(handle.offset, &lookup));
+    let filter = policy.zip(table.filter_block());
+    let may_match = filter.is_none_or(|(policy, filter)| {
+        FilterBlockReader::new(policy, &filter.block.contents).key_may_match(handle.offset, key)
+    });
     Ok(Probe::Block {
         offset: handle.offset,
         may_match,

@@ -154,7 +154,7 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
 /// An empty key list with another lifetime, in `keys`' allocation: collecting
 /// a Vec's iterator into a Vec of the same element layout reuses it in place.
 #[allow(clippy::unnecessary_filter_map)] // the point is the type change
-fn recycle<'a>(mut keys: Vec<&[u8]>) -> Vec<&'a [u8]> {
+pub(crate) fn recycle<'a>(mut keys: Vec<&[u8]>) -> Vec<&'a [u8]> {
     keys.clear();
     keys.into_iter().filter_map(|_| None).collect()
 }

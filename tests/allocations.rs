@@ -4,7 +4,9 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use leveldb_filter::{BloomFilterPolicy, FilterBlockBuilder, FilterBlockReader, FilterPolicy};
+use leveldb_filter::{
+    BloomFilterPolicy, FilterBlockBuilder, FilterBlockReader, FilterPolicy, InternalKeyPolicy,
+};
 
 /// Counts this thread's allocations (tests run on threads of their own).
 struct Counting;
@@ -102,4 +104,49 @@ fn a_reset_builder_allocates_nothing_in_steady_state() {
         "allocations while building a second table's block"
     );
     assert_eq!(first, second);
+}
+
+/// A database's table builder holds the internal-key policy: a reused
+/// builder over it allocates nothing in steady state either, and its batch
+/// lookups (forwarded to the Bloom policy's) allocate nothing.
+#[test]
+fn the_internal_key_policy_allocates_nothing_in_steady_state() {
+    let policy = InternalKeyPolicy(BloomFilterPolicy::new(10));
+    // Internal keys: a user key and an 8-byte tag.
+    let keys: Vec<Vec<u8>> = keys(20_000, 16)
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut k)| {
+            k.extend_from_slice(&((i as u64) << 8 | 1).to_le_bytes());
+            k
+        })
+        .collect();
+    let mut builder = FilterBlockBuilder::new(&policy);
+    let build = |builder: &mut FilterBlockBuilder<&InternalKeyPolicy<BloomFilterPolicy>>| {
+        builder.reset();
+        for (i, key) in keys.iter().enumerate() {
+            if i.is_multiple_of(34) {
+                builder.start_block((i / 34) as u64 * 4101);
+            }
+            builder.add_key(key);
+        }
+        builder.finish().len()
+    };
+    let first = build(&mut builder);
+    let mut second = 0;
+    let counted = allocations_during(|| second = build(&mut builder));
+    assert_eq!(
+        counted, 0,
+        "allocations while building a second table's block"
+    );
+    assert_eq!(first, second);
+
+    let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+    let mut filter = Vec::new();
+    policy.create_filter(&refs, &mut filter);
+    let mut answers = vec![false; refs.len()];
+    policy.key_may_match_batch(&refs, &filter, &mut answers); // grows the list
+    let counted = allocations_during(|| policy.key_may_match_batch(&refs, &filter, &mut answers));
+    assert_eq!(counted, 0);
+    assert!(answers.iter().all(|&a| a));
 }

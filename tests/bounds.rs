@@ -15,8 +15,8 @@ mod reference;
 use std::process::Command;
 
 use leveldb_filter::{
-    probe, verify_filter, BloomFilterPolicy, BloomStats, Error, FilterBlock, FilterBlockReader,
-    KeyFormat, Table, Verdict, VerifyOptions,
+    probe, verify_filter, BloomFilterPolicy, BloomStats, Error, FilterBlock, KeyFormat, Table,
+    Verdict, VerifyOptions,
 };
 
 #[global_allocator]
@@ -65,12 +65,9 @@ fn every_step(bytes: &[u8]) -> Vec<String> {
         }
     }
     let policy = BloomFilterPolicy::new(10);
-    let reader = table
-        .filter_block()
-        .map(|f| FilterBlockReader::new(&policy, &f.block.contents));
     for key in [&b""[..], b"a", b"k", b"kkkk", &[0xff; 9]] {
         for format in [KeyFormat::User, KeyFormat::Internal] {
-            outcomes.push(match probe(&table, reader.as_ref(), format, key) {
+            outcomes.push(match probe(&table, Some(&policy), format, key) {
                 Ok(answer) => format!("probe {key:02x?}: {answer:?}"),
                 Err(e) => format!("probe {key:02x?}: {e}"),
             });
@@ -170,13 +167,13 @@ fn keys_that_expand_past_their_budget_are_an_error_in_every_block() {
     // The index: a probe for a key after the long keys scans them all.
     let index = crafted("index-key-bomb");
     let table = Table::new(&index).unwrap();
-    let err = probe::<BloomFilterPolicy>(&table, None, KeyFormat::User, b"z").unwrap_err();
+    let err = probe(&table, None, KeyFormat::User, b"z").unwrap_err();
     assert!(
         expand(&err) && err.to_string().starts_with("corrupt index block"),
         "{err}"
     );
     // One before them is found at once, as LevelDB finds it.
-    let found = probe::<BloomFilterPolicy>(&table, None, KeyFormat::User, b"a").unwrap();
+    let found = probe(&table, None, KeyFormat::User, b"a").unwrap();
     assert!(matches!(
         found,
         leveldb_filter::Probe::Block { offset: 0, .. }

@@ -13,9 +13,7 @@
 #![no_main]
 
 use leveldb_filter::rocksdb::SstFile;
-use leveldb_filter::{
-    probe, verify_filter, BloomFilterPolicy, FilterBlockReader, KeyFormat, Table, VerifyOptions,
-};
+use leveldb_filter::{probe, verify_filter, BloomFilterPolicy, KeyFormat, Table, VerifyOptions};
 use libfuzzer_sys::fuzz_target;
 
 #[path = "../../tests/peak/mod.rs"]
@@ -37,12 +35,9 @@ fn read(data: &[u8]) {
             }
         }
         let policy = BloomFilterPolicy::new(10);
-        let reader = table
-            .filter_block()
-            .map(|f| FilterBlockReader::new(&policy, &f.block.contents));
         for format in [KeyFormat::User, KeyFormat::Internal] {
             for key in [&b""[..], b"a", &data[..data.len().min(12)]] {
-                let _ = probe(&table, reader.as_ref(), format, key);
+                let _ = probe(&table, Some(&policy), format, key);
             }
         }
     }

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use clap::{Args, ValueEnum};
 use leveldb_filter::{
     probe, variants_for_name, verify_filter, BloomFilterPolicy, BloomStats, FilterBlock,
-    FilterBlockReader, FilterPolicy, HashVariant, InternalKeyPolicy, KeyFormat, KeyStats, Probe,
-    Table, TableFilter, VariantFound, Verdict, VerifyOptions,
+    HashVariant, KeyFormat, KeyStats, Probe, Table, TableFilter, VariantFound, Verdict,
+    VerifyOptions,
 };
 
 use crate::{escaped, parse_hex, rocks, shown, Failure};
@@ -347,17 +347,12 @@ pub fn probe_keys(args: &ProbeArgs) -> Result<Vec<u8>, Failure> {
     }
     let (table, stats) = loaded.open(path)?;
     let (format, found) = detect(&table, &stats, &args.detect).map_err(table_error(path))?;
-    let reader = found.and_then(|found| {
-        let bloom = BloomFilterPolicy::new(10).with_hash(found.variant?);
-        let policy: Box<dyn FilterPolicy> = match format {
-            KeyFormat::User => Box::new(bloom),
-            KeyFormat::Internal => Box::new(InternalKeyPolicy(bloom)),
-        };
-        Some(FilterBlockReader::new(policy, &found.filter.block.contents))
-    });
+    let policy = found
+        .and_then(|found| found.variant)
+        .map(|variant| BloomFilterPolicy::new(10).with_hash(variant));
     let mut out = String::new();
     for (text, key) in args.key_hex.iter().zip(&keys) {
-        let answer = probe(&table, reader.as_ref(), format, key).map_err(table_error(path))?;
+        let answer = probe(&table, policy.as_ref(), format, key).map_err(table_error(path))?;
         let (offset, answer) = match answer {
             Probe::PastLastKey => ("-".to_string(), "absent"),
             Probe::Block { offset, may_match } => (
