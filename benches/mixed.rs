@@ -32,7 +32,9 @@ fn main() {
     let keys: Vec<[u8; 16]> = (0..34)
         .map(|_| {
             x = x.wrapping_mul(0x5851_f42d_4c95_7f2d).wrapping_add(1);
-            (u128::from(x) * 0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c835).to_le_bytes()
+            u128::from(x)
+                .wrapping_mul(0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c835)
+                .to_le_bytes()
         })
         .collect();
     let refs: Vec<&[u8]> = keys.iter().map(|k| &k[..]).collect();
