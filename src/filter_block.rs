@@ -207,10 +207,10 @@ impl<'a> Layout<'a> {
         (LittleEndian::read_u32(at), LittleEndian::read_u32(&at[4..]))
     }
 
-    /// LevelDB's `FilterBlockReader::KeyMayMatch`, the filter asked by
-    /// `probe`.
+    /// The filter LevelDB's `FilterBlockReader::KeyMayMatch` asks for a data
+    /// block at `block_offset`, or its answer without one.
     #[inline]
-    fn key_may_match(&self, block_offset: u64, probe: impl FnOnce(&[u8]) -> bool) -> bool {
+    fn filter_for(&self, block_offset: u64) -> Result<&'a [u8], bool> {
         // LevelDB shifts by the base_lg byte as read; a count >= 64 is undefined
         // in C++ and the x86-64 and AArch64 shift instructions take it modulo 64,
         // which wrapping_shr does too.
@@ -218,12 +218,12 @@ impl<'a> Layout<'a> {
         if index < self.num as u64 {
             let (start, limit) = self.bounds(index as usize);
             if start <= limit && limit as usize <= self.data.len() {
-                return probe(&self.data[start as usize..limit as usize]);
+                return Ok(&self.data[start as usize..limit as usize]);
             } else if start == limit {
-                return false;
+                return Err(false);
             }
         }
-        true
+        Err(true)
     }
 }
 
@@ -258,11 +258,33 @@ impl<'a, P: FilterPolicy> FilterBlockReader<'a, P> {
     /// `false` means it is certainly not.
     #[inline]
     pub fn key_may_match(&self, block_offset: u64, key: &[u8]) -> bool {
+        match self.filter_for(block_offset) {
+            Ok(filter) => self.policy.key_may_match(key, filter),
+            Err(answer) => answer,
+        }
+    }
+
+    /// [`key_may_match`](Self::key_may_match) for each of `keys` (a
+    /// multi-get's keys that the index sends to one data block), into `out`,
+    /// through the policy's batch lookup.
+    ///
+    /// # Panics
+    /// If `out` and `keys` differ in length.
+    pub fn key_may_match_batch(&self, block_offset: u64, keys: &[&[u8]], out: &mut [bool]) {
+        assert_eq!(keys.len(), out.len(), "one answer per key");
+        match self.filter_for(block_offset) {
+            Ok(filter) => self.policy.key_may_match_batch(keys, filter, out),
+            Err(answer) => out.fill(answer),
+        }
+    }
+
+    /// The filter for a data block at `block_offset`, or LevelDB's answer
+    /// without one (`true` for a block with no filters).
+    #[inline]
+    fn filter_for(&self, block_offset: u64) -> Result<&'a [u8], bool> {
         match &self.layout {
-            Some(layout) => {
-                layout.key_may_match(block_offset, |f| self.policy.key_may_match(key, f))
-            }
-            None => true,
+            Some(layout) => layout.filter_for(block_offset),
+            None => Err(true),
         }
     }
 
@@ -272,9 +294,9 @@ impl<'a, P: FilterPolicy> FilterBlockReader<'a, P> {
     /// an internal-key policy filters user keys).
     #[inline]
     pub fn hash_may_match(&self, block_offset: u64, hash: KeyHash) -> bool {
-        match &self.layout {
-            Some(layout) => layout.key_may_match(block_offset, |f| hash.may_match(f)),
-            None => true,
+        match self.filter_for(block_offset) {
+            Ok(filter) => hash.may_match(filter),
+            Err(answer) => answer,
         }
     }
 }

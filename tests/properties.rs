@@ -205,6 +205,37 @@ fn block_reader_matches_reference_on_any_bytes() {
     check(prop as fn(Layout, Vec<(u16, u8)>, u16, Vec<u8>, u64, Key) -> bool);
 }
 
+/// A multi-get's keys against one data block's filter, in one batch: the
+/// same answers as one key at a time, on valid and damaged blocks.
+#[test]
+fn block_reader_batch_matches_single_lookups() {
+    fn prop(
+        layout: Layout,
+        damage: Vec<(u16, u8)>,
+        cut: u16,
+        probes: Vec<Key>,
+        offset: u64,
+    ) -> bool {
+        let block = arbitrary::damaged(layout.build(BloomFilterPolicy::new(10)), &damage, cut);
+        let reader = FilterBlockReader::new(BloomFilterPolicy::new(10), &block);
+        let mut probes: Vec<Vec<u8>> = keys(&probes);
+        // The layout's own keys too, so that some match.
+        probes.extend(layout.0.iter().filter_map(|c| match c {
+            Call::Key(k) => Some(k.clone()),
+            Call::Start(_) => None,
+        }));
+        let refs: Vec<&[u8]> = probes.iter().map(Vec::as_slice).collect();
+        let mut out = vec![false; refs.len()];
+        layout.probe_offsets().into_iter().chain([offset]).all(|o| {
+            reader.key_may_match_batch(o, &refs, &mut out);
+            refs.iter()
+                .zip(&out)
+                .all(|(k, &a)| a == reader.key_may_match(o, k))
+        })
+    }
+    check(prop as fn(Layout, Vec<(u16, u8)>, u16, Vec<Key>, u64) -> bool);
+}
+
 /// Every base_lg byte, including those >= 64, and offsets near the top of u64.
 #[test]
 fn block_reader_matches_reference_on_every_base_lg() {
