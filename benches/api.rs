@@ -131,7 +131,9 @@ fn block(c: &mut Criterion) {
             builder.finish().len()
         };
         group.throughput(Throughput::Elements(n as u64));
-        group.bench_function(BenchmarkId::new("build", n), |b| b.iter(|| build(&mut builder)));
+        group.bench_function(BenchmarkId::new("build", n), |b| {
+            b.iter(|| build(&mut builder))
+        });
         let block = builder.finish().to_vec();
         let reader = FilterBlockReader::new(&policy, &block);
         group.bench_function(BenchmarkId::new("key_may_match", n), |b| {

@@ -135,7 +135,7 @@ fn probes_agree_with_leveldb_table_lookup() {
             // No filter: every key the index covers may match.
             for (key, want) in expected_probes(&name) {
                 let got = match probe(&table, None, KeyFormat::User, &key).unwrap() {
-                    Probe::PastLastKey => "- absent".to_string(),
+                    Probe::PastLastKey => "- past-last-key".to_string(),
                     Probe::Block { offset, .. } => format!("{offset} may-match"),
                 };
                 assert_eq!(got, want, "{name} {key:02x?}");
@@ -155,7 +155,7 @@ fn probes_agree_with_leveldb_table_lookup() {
         for (key, want) in expected_probes(&name) {
             let got = probe(&table, Some(&bloom), key_format, &key);
             let got = match got.unwrap() {
-                Probe::PastLastKey => "- absent".to_string(),
+                Probe::PastLastKey => "- past-last-key".to_string(),
                 Probe::Block { offset, may_match } => {
                     format!(
                         "{offset} {}",
@@ -207,6 +207,69 @@ fn probing_a_databases_table_finds_every_key() {
         tables_seen += 1;
     }
     assert!(tables_seen >= 3, "{tables_seen} database tables");
+}
+
+/// `probe` takes keys on stdin and from a file as well as arguments: the
+/// golden answers for each table, and 400,000 keys at once (more than an
+/// argument list holds).
+#[test]
+fn cli_probe_reads_keys_from_stdin_and_files() {
+    use std::io::Write;
+    let run = |args: &[&str], stdin: &str| {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ldbfilter"))
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(stdin.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    for (name, _) in tables() {
+        let golden = std::fs::read_to_string(tables_dir().join(format!("{name}.probe"))).unwrap();
+        let golden: String = golden
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let keys: String = golden
+            .lines()
+            .map(|l| format!("{}\n", l.split(' ').next().unwrap()))
+            .collect();
+        let path = tables_dir().join(format!("{name}.ldb"));
+        let path = path.to_str().unwrap();
+        assert_eq!(
+            run(&["probe", path], &keys),
+            golden,
+            "{name}: keys on stdin"
+        );
+        let file = dir.path().join("keys");
+        std::fs::write(&file, &keys).unwrap();
+        let from = ["probe", path, "--keys-from", file.to_str().unwrap()];
+        assert_eq!(run(&from, ""), golden, "{name}: --keys-from");
+    }
+    let many: String = (0..400_000u32)
+        .map(|i| format!("{:08x}\n", i.wrapping_mul(2_654_435_761)))
+        .collect();
+    let path = tables_dir().join("user-4k-r16-none.ldb");
+    let out = run(&["probe", path.to_str().unwrap()], &many);
+    assert_eq!(out.lines().count(), 400_000);
+    assert!(out.lines().all(|l| l.ends_with(" may-match")
+        || l.ends_with(" absent")
+        || l.ends_with(" - past-last-key")));
 }
 
 fn ldbfilter(args: &[&str]) -> std::process::Output {

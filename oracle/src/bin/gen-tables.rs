@@ -7,7 +7,7 @@
 //!
 //! For each `NAME.ldb` it writes `NAME.probe`: a comment line saying how to
 //! read the table, then one line per probe key as `ldbfilter probe` prints it
-//! (`KEYHEX OFFSET|- may-match|absent`), every answer from LevelDB's
+//! (`KEYHEX OFFSET may-match|absent`, `KEYHEX - past-last-key`), every answer from LevelDB's
 //! `Table::InternalGet`. `MANIFEST` holds each file's CRC-32 and size.
 
 use std::fmt::Write as _;
@@ -73,8 +73,13 @@ fn probes(
     for key in probe_keys {
         let (offset, may_match) =
             table_probe(path, policy, internal, &key).unwrap_or_else(|e| fail(&e));
-        let offset = offset.map_or("-".to_string(), |o| o.to_string());
-        let answer = if may_match { "may-match" } else { "absent" };
+        let (offset, answer) = match offset {
+            None => ("-".to_string(), "past-last-key"),
+            Some(o) => (
+                o.to_string(),
+                if may_match { "may-match" } else { "absent" },
+            ),
+        };
         let _ = writeln!(text, "{} {offset} {answer}", hex(&key));
     }
     text

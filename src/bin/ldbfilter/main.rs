@@ -36,7 +36,8 @@ enum Command {
     /// Describe tables: footer, blocks, keys, filter policy and per-filter statistics.
     Inspect(tables::InspectArgs),
     /// For each key: the data block the index picks and whether the filter lets
-    /// LevelDB's lookup read it. Prints `KEYHEX OFFSET|- may-match|absent`.
+    /// LevelDB's lookup read it. Prints `KEYHEX OFFSET may-match|absent`, or
+    /// `KEYHEX - past-last-key` when the index has no block for the key.
     Probe(tables::ProbeArgs),
     /// Rebuild each table's filter block from its keys and compare it byte for byte.
     Verify(tables::VerifyArgs),
@@ -305,7 +306,7 @@ fn stdin_error(index: usize, what: String) -> Failure {
 }
 
 /// Lines of stdin without their `\n` or `\r\n`.
-fn stdin_lines() -> Result<Vec<String>, Failure> {
+pub(crate) fn stdin_lines() -> Result<Vec<String>, Failure> {
     let mut lines = Vec::new();
     for (i, line) in io::stdin().lock().lines().enumerate() {
         let line = line.map_err(|e| match e.kind() {

@@ -8,7 +8,7 @@ use leveldb_filter::rocksdb::{
     FilterBits, FilterCheck, FilterReport, KeyWalk, SstFile, SstFilter, TableCheck, ROCKSDB_MAGIC,
 };
 
-use crate::tables::{json_number, json_string, table_error};
+use crate::tables::{answer_word, json_number, json_string, table_error, PAST_LAST_KEY};
 use crate::{escaped, shown, Failure};
 
 /// Whether `bytes` are a RocksDB table: its footer magic (format_version 1
@@ -238,23 +238,19 @@ pub fn inspect(path: &Path, bytes: &[u8], json: bool, out: &mut dyn Write) -> Re
     write(out).map_err(|e| Failure::Io("writing stdout".into(), e))
 }
 
-/// `KEYHEX OFFSET|- may-match|absent` for each key: the data block RocksDB's
-/// index points the key to (`-` past the last key, where the table cannot
-/// hold it), and whether the filter lets `Get` read it.
+/// `KEYHEX OFFSET may-match|absent` for each key: the data block RocksDB's
+/// index points the key to and whether the filter lets `Get` read it; `KEYHEX
+/// - past-last-key` past the last key, where the table cannot hold it.
 pub fn probe(path: &Path, bytes: &[u8], keys: &[(String, Vec<u8>)]) -> Result<String, Failure> {
     let sst = SstFile::open(bytes).map_err(table_error(path))?;
     let mut out = String::new();
     for (text, key) in keys {
         let block = sst.data_block_for(key).map_err(table_error(path))?;
         let (offset, answer) = match block {
-            None => ("-".to_string(), "absent"),
+            None => ("-".to_string(), PAST_LAST_KEY),
             Some(handle) => (
                 handle.offset.to_string(),
-                if sst.key_may_match(key) {
-                    "may-match"
-                } else {
-                    "absent"
-                },
+                answer_word(sst.key_may_match(key)),
             ),
         };
         out.push_str(&format!("{text} {offset} {answer}\n"));

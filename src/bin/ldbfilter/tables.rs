@@ -75,11 +75,55 @@ pub struct ProbeArgs {
     /// The table file.
     #[arg(value_name = "TABLE")]
     table: PathBuf,
-    /// Keys in hex; for a database's table, user keys.
-    #[arg(required = true, value_name = "KEYHEX")]
+    /// Keys in hex; for a database's table, user keys. Without any (and
+    /// without --keys-from), one hex key per line on stdin.
+    #[arg(value_name = "KEYHEX")]
     key_hex: Vec<String>,
+    /// A file of keys, one hex key per line (`-` for stdin).
+    #[arg(long, value_name = "FILE", conflicts_with = "key_hex")]
+    keys_from: Option<PathBuf>,
     #[command(flatten)]
     detect: Detect,
+}
+
+impl ProbeArgs {
+    /// The keys as given (hex text) and as bytes: from the arguments, the
+    /// --keys-from file, or stdin.
+    fn keys(&self) -> Result<Vec<(String, Vec<u8>)>, Failure> {
+        let (lines, source) = match (&self.keys_from, self.key_hex.is_empty()) {
+            (Some(path), _) if path.as_os_str() != "-" => {
+                let text = std::fs::read_to_string(path).map_err(|e| Failure::File {
+                    path: path.clone(),
+                    what: e.to_string(),
+                })?;
+                let lines = text.lines().map(|l| l.trim_end_matches('\r').to_string());
+                (lines.collect(), "--keys-from file")
+            }
+            (Some(_), _) | (None, true) => (crate::stdin_lines()?, "<stdin>"),
+            (None, false) => {
+                return self
+                    .key_hex
+                    .iter()
+                    .map(|k| match parse_hex(k) {
+                        Ok(key) => Ok((k.clone(), key)),
+                        Err(what) => Err(Failure::Input(format!("key {k:?}: {what}"))),
+                    })
+                    .collect();
+            }
+        };
+        lines
+            .into_iter()
+            .enumerate()
+            .map(|(i, line)| match parse_hex(&line) {
+                Ok(key) => Ok((line, key)),
+                Err(what) => Err(Failure::Line {
+                    source,
+                    line: i + 1,
+                    what,
+                }),
+            })
+            .collect()
+    }
 }
 
 #[derive(Args)]
@@ -334,15 +378,10 @@ struct FilterFound<'t, 'a> {
 }
 
 pub fn probe_keys(args: &ProbeArgs) -> Result<Vec<u8>, Failure> {
-    let keys = args
-        .key_hex
-        .iter()
-        .map(|k| parse_hex(k).map_err(|what| Failure::Input(format!("key {k:?}: {what}"))))
-        .collect::<Result<Vec<_>, _>>()?;
+    let keys = args.keys()?;
     let path = &args.table;
     let loaded = Loaded::read(path)?;
     if rocks::is_rocksdb(&loaded.bytes) {
-        let keys: Vec<(String, Vec<u8>)> = args.key_hex.iter().cloned().zip(keys).collect();
         return Ok(rocks::probe(path, &loaded.bytes, &keys)?.into_bytes());
     }
     let (table, stats) = loaded.open(path)?;
@@ -351,18 +390,28 @@ pub fn probe_keys(args: &ProbeArgs) -> Result<Vec<u8>, Failure> {
         .and_then(|found| found.variant)
         .map(|variant| BloomFilterPolicy::new(10).with_hash(variant));
     let mut out = String::new();
-    for (text, key) in args.key_hex.iter().zip(&keys) {
+    for (text, key) in &keys {
         let answer = probe(&table, policy.as_ref(), format, key).map_err(table_error(path))?;
         let (offset, answer) = match answer {
-            Probe::PastLastKey => ("-".to_string(), "absent"),
-            Probe::Block { offset, may_match } => (
-                offset.to_string(),
-                if may_match { "may-match" } else { "absent" },
-            ),
+            Probe::PastLastKey => ("-".to_string(), PAST_LAST_KEY),
+            Probe::Block { offset, may_match } => (offset.to_string(), answer_word(may_match)),
         };
         let _ = writeln!(out, "{text} {offset} {answer}");
     }
     Ok(out.into_bytes())
+}
+
+/// `probe`'s answer for a key past the table's last key: the index has no
+/// block for it (the filter is not asked).
+pub(crate) const PAST_LAST_KEY: &str = "past-last-key";
+
+/// `probe`'s answer from the filter: `may-match`, or `absent` (ruled out).
+pub(crate) fn answer_word(may_match: bool) -> &'static str {
+    if may_match {
+        "may-match"
+    } else {
+        "absent"
+    }
 }
 
 pub fn inspect(args: &InspectArgs) -> bool {
