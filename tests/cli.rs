@@ -95,11 +95,18 @@ fn block_commands_reproduce_leveldb() {
 }
 
 #[test]
-fn legacy_hash_flag_picks_the_signed_variant() {
+fn hash_signed_picks_the_signed_variant() {
     // "\x9a" has a tail byte >= 0x80, so the two variants disagree on it.
     let plain = ldbfilter(&["bloom", "create", "--bits-per-key", "10"], "9a\n");
     let legacy = ldbfilter(
-        &["bloom", "create", "--bits-per-key", "10", "--legacy-hash"],
+        &[
+            "bloom",
+            "create",
+            "--bits-per-key",
+            "10",
+            "--hash",
+            "signed",
+        ],
         "9a\n",
     );
     assert_ne!(stdout(&plain), stdout(&legacy));
@@ -109,19 +116,19 @@ fn legacy_hash_flag_picks_the_signed_variant() {
     let path = file.to_str().unwrap();
     assert_eq!(
         stdout(&ldbfilter(
-            &["bloom", "may-match", path, "--legacy-hash"],
+            &["bloom", "may-match", path, "--hash", "signed"],
             "9a\n"
         )),
         "true\n"
     );
     let block = ldbfilter(
-        &["block", "build", "--bits-per-key", "10", "--legacy-hash"],
+        &["block", "build", "--bits-per-key", "10", "--hash", "signed"],
         "start 0\nkey 9a\n",
     );
     std::fs::write(&file, stdout(&block)).unwrap();
     assert_eq!(
         stdout(&ldbfilter(
-            &["block", "may-match", path, "--legacy-hash"],
+            &["block", "may-match", path, "--hash", "signed"],
             "0 9a\n"
         )),
         "true\n"
@@ -183,10 +190,21 @@ fn bad_input_gets_one_line_and_exit_1() {
     assert_fails(
         &ldbfilter(
             &["block", "build", "--bits-per-key", "10"],
-            "start 5000\nkey 61\nstart 4999\n",
+            "start 5000\nkey 61\nstart 4000\n",
         ),
-        "<stdin> line 3: offset 4999 goes backwards",
+        "<stdin> line 3: offset 4000 goes back across a 2 KiB filter range",
     );
+    // Back within the range: accepted, as LevelDB and the library accept it,
+    // and the same block as without it.
+    let back = ldbfilter(
+        &["block", "build", "--bits-per-key", "10"],
+        "start 5000\nkey 61\nstart 4999\nkey 62\n",
+    );
+    let forward = ldbfilter(
+        &["block", "build", "--bits-per-key", "10"],
+        "start 5000\nkey 61\nkey 62\n",
+    );
+    assert_eq!(stdout(&back), stdout(&forward));
     assert_fails(
         &ldbfilter(&["block", "build", "--bits-per-key", "10"], "begin 0\n"),
         "line 1: expected `start OFFSET`",
