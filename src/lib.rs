@@ -141,9 +141,9 @@ pub use bloom::{
     BloomFilterPolicy, KeyHash, LEVELDB_LEGACY_NAME, LEVELDB_NAME, ROCKSDB_LEGACY_NAME,
 };
 pub use check::{
-    bits_per_key_candidates, compare_internal, probe, user_key, variants_for_name, verify_filter,
-    BloomStats, InternalKeyPolicy, KeyFormat, KeyStats, Probe, VariantFound, Verdict,
-    VerifyOptions,
+    bits_per_key_candidates, compare_internal, measure_fpr, probe, user_key, variants_for_name,
+    verify_filter, BloomStats, InternalKeyPolicy, KeyFormat, KeyStats, MeasuredFpr, Probe,
+    VariantFound, Verdict, VerifyOptions,
 };
 pub use error::Error;
 pub use filter_block::{FilterBlock, FilterBlockBuilder, FilterBlockReader, FILTER_BASE_LG};

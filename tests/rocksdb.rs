@@ -448,10 +448,14 @@ fn the_command_line_reads_rocksdb_tables() {
         let want: Vec<bool> = keys.iter().map(|k| k.2).collect();
         assert_eq!(answers, want, "{name}: probe answers");
         let json = run(&["inspect", "--json", path]);
-        assert!(
-            json.starts_with('{') && json.contains("\"table\":\"rocksdb\""),
-            "{json}"
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(v["table"], "rocksdb", "{json}");
+        assert_eq!(
+            v["keys"].as_u64(),
+            Some(keys.iter().filter(|k| k.1).count() as u64)
         );
+        let filters = v["filter"]["filters"].as_array().unwrap();
+        assert!(!filters.is_empty() && filters.iter().all(|f| f["implementation"].is_string()));
     }
 }
 

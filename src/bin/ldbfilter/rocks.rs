@@ -8,7 +8,7 @@ use leveldb_filter::rocksdb::{
     FilterBits, FilterCheck, FilterReport, KeyWalk, SstFile, SstFilter, TableCheck, ROCKSDB_MAGIC,
 };
 
-use crate::tables::{answer_word, json_number, json_string, table_error, PAST_LAST_KEY};
+use crate::tables::{answer_word, table_error, PAST_LAST_KEY};
 use crate::{escaped, shown, Failure};
 
 /// Whether `bytes` are a RocksDB table: its footer magic (format_version 1
@@ -121,53 +121,49 @@ pub fn inspect(path: &Path, bytes: &[u8], json: bool, out: &mut dyn Write) -> Re
         .collect();
     let write = |out: &mut dyn Write| -> io::Result<()> {
         if json {
-            write!(
-                out,
-                "{{\"path\":{},\"table\":\"rocksdb\",\"format_version\":{},\"checksum\":\"{}\",\"file_size\":{},\"metaindex\":{{\"offset\":{},\"size\":{}}},\"index\":{{\"offset\":{},\"size\":{},\"type\":{}}},\"compression\":[{}],\"data_blocks\":{},\"keys\":{},\"filter\":",
-                json_string(&path.to_string_lossy()),
-                footer.format_version,
-                footer.checksum,
-                bytes.len(),
-                footer.metaindex.offset,
-                footer.metaindex.size,
-                footer.index.offset,
-                footer.index.size,
-                sst.index_type(),
-                compressions.iter().map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(","),
-                walk.data_blocks,
-                walk.keys,
-            )?;
-            let Some(name) = sst.filter_name() else {
-                return writeln!(out, "null}}");
+            let report = SstJson {
+                path: path.to_string_lossy(),
+                table: "rocksdb",
+                format_version: footer.format_version,
+                checksum: footer.checksum.to_string(),
+                file_size: bytes.len(),
+                metaindex: (footer.metaindex.offset, footer.metaindex.size).into(),
+                index: IndexJson {
+                    offset: footer.index.offset,
+                    size: footer.index.size,
+                    r#type: sst.index_type(),
+                },
+                compression: compressions.clone(),
+                data_blocks: walk.data_blocks,
+                keys: walk.keys,
+                filter: sst.filter_name().map(|name| SstFilterJson {
+                    name,
+                    kind: filter_kind(&sst),
+                    whole_key_filtering: sst.whole_key_filtering(),
+                    prefix_extractor: sst.prefix_extractor(),
+                    filters: stats
+                        .iter()
+                        .map(|st| match st {
+                            Err(problem) => StatJson {
+                                problem: Some(problem.clone()),
+                                ..StatJson::default()
+                            },
+                            Ok(st) => StatJson {
+                                implementation: Some(st.implementation),
+                                keys: st.keys,
+                                bytes: Some(st.bytes),
+                                probes: st.probes,
+                                bits_per_key: st.bits_per_key(),
+                                share_set: st.share_set,
+                                estimated_fpr: st.estimated_fpr,
+                                problem: None,
+                            },
+                        })
+                        .collect(),
+                }),
             };
-            write!(
-                out,
-                "{{\"name\":{},\"kind\":\"{}\",\"whole_key_filtering\":{},\"prefix_extractor\":{},\"filters\":[",
-                json_string(name),
-                filter_kind(&sst),
-                sst.whole_key_filtering(),
-                sst.prefix_extractor().map_or("null".into(), json_string),
-            )?;
-            for (i, st) in stats.iter().enumerate() {
-                if i > 0 {
-                    out.write_all(b",")?;
-                }
-                match st {
-                    Err(problem) => write!(out, "{{\"problem\":{}}}", json_string(problem))?,
-                    Ok(st) => write!(
-                        out,
-                        "{{\"implementation\":\"{}\",\"keys\":{},\"bytes\":{},\"probes\":{},\"bits_per_key\":{},\"share_set\":{},\"estimated_fpr\":{}}}",
-                        st.implementation,
-                        st.keys.map_or("null".into(), |k| k.to_string()),
-                        st.bytes,
-                        st.probes.map_or("null".into(), |k| k.to_string()),
-                        st.bits_per_key().map_or("null".into(), json_number),
-                        st.share_set.map_or("null".into(), json_number),
-                        st.estimated_fpr.map_or("null".into(), json_number),
-                    )?,
-                }
-            }
-            return writeln!(out, "]}}}}");
+            serde_json::to_writer(&mut *out, &report).map_err(io::Error::other)?;
+            return writeln!(out);
         }
         writeln!(out, "{}", shown(path))?;
         writeln!(
@@ -233,7 +229,22 @@ pub fn inspect(path: &Path, bytes: &[u8], json: bool, out: &mut dyn Write) -> Re
                 )?,
             }
         }
-        Ok(())
+        let (bytes, keys) = stats.iter().flatten().fold((0, 0), |(b, k), st| {
+            (b + st.bytes - 5, k + st.keys.unwrap_or(0))
+        });
+        writeln!(
+            out,
+            "summary: {}: rocksdb table fv{} {}, {} data blocks, {} keys, filter {} ({}), {} filters, {:.2} bits/key",
+            shown(path),
+            footer.format_version,
+            footer.checksum,
+            walk.data_blocks,
+            walk.keys,
+            escaped(name),
+            filter_kind(&sst),
+            stats.len(),
+            bytes as f64 * 8.0 / keys.max(1) as f64
+        )
     };
     write(out).map_err(|e| Failure::Io("writing stdout".into(), e))
 }
@@ -321,4 +332,65 @@ fn mismatch(report: &FilterReport) -> Option<String> {
         FilterCheck::Mismatch { what } => Some(format!("filter {}: {what}", report.index)),
         _ => None,
     }
+}
+
+/// `inspect --json`'s object for a RocksDB table.
+#[derive(serde::Serialize)]
+struct SstJson<'a> {
+    path: std::borrow::Cow<'a, str>,
+    table: &'static str,
+    format_version: u32,
+    checksum: String,
+    file_size: usize,
+    metaindex: HandleJson,
+    index: IndexJson,
+    compression: Vec<String>,
+    data_blocks: u64,
+    keys: u64,
+    filter: Option<SstFilterJson<'a>>,
+}
+
+#[derive(serde::Serialize)]
+struct HandleJson {
+    offset: u64,
+    size: u64,
+}
+
+impl From<(u64, u64)> for HandleJson {
+    fn from((offset, size): (u64, u64)) -> Self {
+        HandleJson { offset, size }
+    }
+}
+
+#[derive(serde::Serialize)]
+struct IndexJson {
+    offset: u64,
+    size: u64,
+    r#type: u32,
+}
+
+#[derive(serde::Serialize)]
+struct SstFilterJson<'a> {
+    name: &'a str,
+    kind: &'static str,
+    whole_key_filtering: bool,
+    prefix_extractor: Option<&'a str>,
+    filters: Vec<StatJson>,
+}
+
+/// One filter (the full filter, or a partition): its statistics, or why it
+/// does not read.
+#[derive(serde::Serialize, Default)]
+struct StatJson {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    implementation: Option<&'static str>,
+    keys: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bytes: Option<usize>,
+    probes: Option<u32>,
+    bits_per_key: Option<f64>,
+    share_set: Option<f64>,
+    estimated_fpr: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    problem: Option<String>,
 }

@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use leveldb_filter::{
-    probe, variants_for_name, verify_filter, BloomFilterPolicy, BloomStats, FilterBlock,
-    HashVariant, KeyFormat, KeyStats, Probe, Table, TableFilter, VariantFound, Verdict,
-    VerifyOptions,
+    measure_fpr, probe, variants_for_name, verify_filter, BloomFilterPolicy, BloomStats,
+    FilterBlock, HashVariant, KeyFormat, KeyStats, MeasuredFpr, Probe, Table, TableFilter,
+    VariantFound, Verdict, VerifyOptions,
 };
 
 use crate::{escaped, parse_hex, rocks, shown, Failure};
@@ -477,7 +477,14 @@ impl Report<'_, '_, '_> {
             .map(move |(i, f)| BloomStats::new(f, counts.get(i).copied().unwrap_or(0)))
     }
 
+    /// The text report: the table's details, a line per filter, then a
+    /// one-line summary.
     fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        self.details(out)?;
+        self.summary(out)
+    }
+
+    fn details(&self, out: &mut dyn Write) -> io::Result<()> {
         let table = self.table;
         writeln!(out, "{}", shown(self.path))?;
         writeln!(out, "  file size        {} bytes", table.file().len())?;
@@ -543,86 +550,205 @@ impl Report<'_, '_, '_> {
     fn json(&self, out: &mut dyn Write) -> io::Result<()> {
         let table = self.table;
         let (meta, index) = (table.metaindex_handle(), table.index_handle());
-        write!(
-            out,
-            "{{\"path\":{},\"file_size\":{},\"metaindex\":{{\"offset\":{},\"size\":{}}},\"index\":{{\"offset\":{},\"size\":{}}},\"compression\":[{}],\"data_blocks\":{},\"keys\":{},\"key_format\":\"{}\",\"filter\":",
-            json_string(&self.path.to_string_lossy()),
-            table.file().len(),
-            meta.offset,
-            meta.size,
-            index.offset,
-            index.size,
-            self.compressions().iter().map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(","),
+        let parsed = self.parsed();
+        let filter = self.filter.as_ref().map(|found| FilterJson {
+            policy: &found.filter.name,
+            hash_variant: &found.basis.0,
+            hash_variant_basis: found.basis.1,
+            offset: found.filter.block.handle.offset,
+            size: found.filter.block.contents.len(),
+            base_lg: match &parsed {
+                Some(Ok(parsed)) => Some(parsed.base_lg()),
+                _ => None,
+            },
+            problem: match &parsed {
+                Some(Err(problem)) => Some(problem.clone()),
+                _ => None,
+            },
+            filters: Streamed(std::cell::RefCell::new(match &parsed {
+                Some(Ok(parsed)) => Some(self.filter_stats(parsed).map(StatJson::from)),
+                _ => None,
+            })),
+            measured_fpr: self.measured().map(MeasuredJson::from),
+        });
+        let report = TableJson {
+            path: self.path.to_string_lossy(),
+            table: "leveldb",
+            file_size: table.file().len(),
+            metaindex: HandleJson::from(meta),
+            index: HandleJson::from(index),
+            compression: self.compressions(),
+            data_blocks: self.stats.data_blocks,
+            keys: self.stats.keys,
+            key_format: self.key_format.to_string(),
+            filter,
+        };
+        serde_json::to_writer(&mut *out, &report).map_err(io::Error::other)?;
+        writeln!(out)
+    }
+
+    /// The false-positive rate measured on the table's keys' neighbours,
+    /// where the filter reads.
+    fn measured(&self) -> Option<MeasuredFpr> {
+        let found = self.filter.as_ref()?;
+        let policy = BloomFilterPolicy::new(10).with_hash(found.variant?);
+        measure_fpr(self.table, &policy, self.key_format).ok()
+    }
+
+    /// The last line of the text report.
+    fn summary(&self, out: &mut dyn Write) -> io::Result<()> {
+        let mut line = format!(
+            "summary: {}: leveldb table, {} data blocks, {} keys ({})",
+            shown(self.path),
             self.stats.data_blocks,
             self.stats.keys,
             self.key_format
-        )?;
-        let Some(found) = &self.filter else {
-            return writeln!(out, "null}}");
-        };
-        let parsed = self.parsed();
-        let (base_lg, problem) = match &parsed {
-            Some(Ok(parsed)) => (parsed.base_lg().to_string(), "null".to_string()),
-            Some(Err(problem)) => ("null".to_string(), json_string(problem)),
-            None => ("null".to_string(), "null".to_string()),
-        };
-        write!(
-            out,
-            "{{\"policy\":{},\"hash_variant\":{},\"hash_variant_basis\":{},\"offset\":{},\"size\":{},\"base_lg\":{base_lg},\"problem\":{problem},\"filters\":[",
-            json_string(&found.filter.name),
-            json_string(&found.basis.0),
-            json_string(found.basis.1),
-            found.filter.block.handle.offset,
-            found.filter.block.contents.len(),
-        )?;
-        if let Some(Ok(parsed)) = &parsed {
-            for (i, st) in self.filter_stats(parsed).enumerate() {
-                if i > 0 {
-                    out.write_all(b",")?;
+        );
+        match &self.filter {
+            None => line.push_str(", no filter"),
+            Some(found) => {
+                let _ = write!(
+                    line,
+                    ", filter {} {}",
+                    escaped(&found.filter.name),
+                    found.basis.0
+                );
+                if let Some(Ok(parsed)) = self.parsed() {
+                    let (mut bits, mut keys, mut expected) = (0usize, 0usize, 0.0);
+                    for st in self.filter_stats(&parsed) {
+                        bits += st.bits;
+                        keys += st.keys;
+                        if st.bits > 0 {
+                            expected += st.estimated_fpr() * st.keys as f64;
+                        }
+                    }
+                    let _ = write!(
+                        line,
+                        ", {} filters, {:.2} bits/key, fpr estimated from bits set {:.4}%",
+                        parsed.len(),
+                        bits as f64 / keys.max(1) as f64,
+                        100.0 * expected / keys.max(1) as f64
+                    );
                 }
-                if st.bits == 0 {
-                    write!(out, "{{\"keys\":{},\"bits\":0}}", st.keys)?;
-                    continue;
+                if let Some(m) = self.measured() {
+                    let _ = write!(
+                        line,
+                        ", measured on {} neighbouring absent keys {:.4}%",
+                        m.probed,
+                        100.0 * m.rate()
+                    );
                 }
-                write!(
-                    out,
-                    "{{\"keys\":{},\"bits\":{},\"k\":{},\"bits_per_key\":{},\"share_set\":{},\"estimated_fpr\":{},\"estimated_keys\":{}}}",
-                    st.keys,
-                    st.bits,
-                    st.k,
-                    json_number(st.bits_per_key()),
-                    json_number(st.share_set()),
-                    json_number(st.estimated_fpr()),
-                    json_number(st.estimated_keys())
-                )?;
             }
         }
-        writeln!(out, "]}}}}")
+        writeln!(out, "{line}")
     }
 }
 
-pub(crate) fn json_number(x: f64) -> String {
-    if x.is_finite() {
-        format!("{x}")
-    } else {
-        "null".into()
+/// `inspect --json`'s object for a LevelDB table.
+#[derive(serde::Serialize)]
+#[serde(bound(serialize = ""))]
+struct TableJson<'r, I: Iterator<Item = StatJson>> {
+    path: std::borrow::Cow<'r, str>,
+    table: &'static str,
+    file_size: usize,
+    metaindex: HandleJson,
+    index: HandleJson,
+    compression: Vec<String>,
+    data_blocks: usize,
+    keys: usize,
+    key_format: String,
+    filter: Option<FilterJson<'r, I>>,
+}
+
+#[derive(serde::Serialize)]
+struct HandleJson {
+    offset: u64,
+    size: u64,
+}
+
+impl From<leveldb_filter::BlockHandle> for HandleJson {
+    fn from(h: leveldb_filter::BlockHandle) -> Self {
+        HandleJson {
+            offset: h.offset,
+            size: h.size,
+        }
     }
 }
 
-/// A JSON string: quotes, backslashes, control characters and the Unicode
-/// line and paragraph separators escaped.
-pub(crate) fn json_string(text: &str) -> String {
-    let mut s = String::from("\"");
-    for c in text.chars() {
-        match c {
-            '"' => s.push_str("\\\""),
-            '\\' => s.push_str("\\\\"),
-            c if c.is_control() || c == '\u{2028}' || c == '\u{2029}' => {
-                let _ = write!(s, "\\u{:04x}", c as u32);
-            }
-            c => s.push(c),
+#[derive(serde::Serialize)]
+#[serde(bound(serialize = ""))]
+struct FilterJson<'r, I: Iterator<Item = StatJson>> {
+    policy: &'r str,
+    hash_variant: &'r str,
+    hash_variant_basis: &'static str,
+    offset: u64,
+    size: usize,
+    base_lg: Option<u8>,
+    problem: Option<String>,
+    /// Written as they are computed: nothing held per filter.
+    filters: Streamed<I>,
+    /// The rate measured on neighbours of the table's keys.
+    measured_fpr: Option<MeasuredJson>,
+}
+
+/// [`MeasuredFpr`], and its rate.
+#[derive(serde::Serialize)]
+pub(crate) struct MeasuredJson {
+    probed: u64,
+    passed: u64,
+    rate: Option<f64>,
+}
+
+impl From<MeasuredFpr> for MeasuredJson {
+    fn from(m: MeasuredFpr) -> Self {
+        MeasuredJson {
+            probed: m.probed,
+            passed: m.passed,
+            rate: Some(m.rate()).filter(|r| r.is_finite()),
         }
     }
-    s.push('"');
-    s
+}
+
+/// A sequence serialized from an iterator as it runs (taken once).
+pub(crate) struct Streamed<I>(pub(crate) std::cell::RefCell<Option<I>>);
+
+impl<T: serde::Serialize, I: Iterator<Item = T>> serde::Serialize for Streamed<I> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.0.borrow_mut().take() {
+            Some(items) => serializer.collect_seq(items),
+            None => serializer.collect_seq(std::iter::empty::<T>()),
+        }
+    }
+}
+
+/// One filter's statistics; an empty filter has its keys and no bits.
+#[derive(serde::Serialize)]
+struct StatJson {
+    keys: usize,
+    bits: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    k: Option<u8>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bits_per_key: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    share_set: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    estimated_fpr: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    estimated_keys: Option<f64>,
+}
+
+impl From<BloomStats> for StatJson {
+    fn from(st: BloomStats) -> Self {
+        let some = |x: f64| (st.bits > 0 && x.is_finite()).then_some(x);
+        StatJson {
+            keys: st.keys,
+            bits: st.bits,
+            k: (st.bits > 0).then_some(st.k),
+            bits_per_key: some(st.bits_per_key()),
+            share_set: some(st.share_set()),
+            estimated_fpr: some(st.estimated_fpr()),
+            estimated_keys: some(st.estimated_keys()),
+        }
+    }
 }
