@@ -155,6 +155,15 @@ pub(crate) fn escaped(text: &str) -> std::borrow::Cow<'_, str> {
     s.into()
 }
 
+/// `value` as one line of JSON: serde_json escapes control characters; the
+/// Unicode line and paragraph separators, which it leaves (valid JSON, but
+/// line breaks to some readers), are escaped too, so that no byte read from
+/// a file can start a line of output.
+pub(crate) fn one_line_json(value: &impl serde::Serialize) -> io::Result<String> {
+    let json = serde_json::to_string(value).map_err(io::Error::other)?;
+    Ok(json.replace('\u{2028}', "\\u2028").replace('\u{2029}', "\\u2029"))
+}
+
 /// A path as printed: lossy UTF-8, escaped as [`escaped`] does.
 pub(crate) fn shown(path: &Path) -> String {
     escaped(&path.to_string_lossy()).into_owned()
@@ -396,6 +405,14 @@ fn push_answer(out: &mut Vec<u8>, answer: bool) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn json_lines_escape_the_unicode_line_separators() {
+        let line = super::one_line_json(&"a\u{2028}b\u{2029}c\nd").unwrap();
+        assert_eq!(line, r#""a\u2028b\u2029c\nd""#);
+        let back: String = serde_json::from_str(&line).unwrap();
+        assert_eq!(back, "a\u{2028}b\u{2029}c\nd");
+    }
+
     #[test]
     fn command_line_definition_is_consistent() {
         use clap::CommandFactory;

@@ -162,8 +162,7 @@ pub fn inspect(path: &Path, bytes: &[u8], json: bool, out: &mut dyn Write) -> Re
                         .collect(),
                 }),
             };
-            serde_json::to_writer(&mut *out, &report).map_err(io::Error::other)?;
-            return writeln!(out);
+            return writeln!(out, "{}", crate::one_line_json(&report)?);
         }
         writeln!(out, "{}", shown(path))?;
         writeln!(

@@ -583,8 +583,7 @@ impl Report<'_, '_, '_> {
             key_format: self.key_format.to_string(),
             filter,
         };
-        serde_json::to_writer(&mut *out, &report).map_err(io::Error::other)?;
-        writeln!(out)
+        writeln!(out, "{}", crate::one_line_json(&report)?)
     }
 
     /// The false-positive rate measured on the table's keys' neighbours,
