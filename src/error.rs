@@ -3,7 +3,7 @@ use std::fmt;
 use crate::table::{BlockHandle, BlockKind};
 
 /// What is wrong with a filter block ([`FilterBlock::parse`](crate::FilterBlock::parse))
-/// or a table file ([`Table`](crate::Table)). Each variant carries what was
+/// or a table file ([`Table`](crate::table::Table)). Each variant carries what was
 /// found, where, and what was expected.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]

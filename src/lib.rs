@@ -16,6 +16,15 @@
 //!   one filter per 2 KiB of data-block offset.
 //! - [`FilterBlock`]: the strict reader, which says what is wrong with a block
 //!   ([`Error`]).
+//! - [`InternalKeyPolicy`]: a database's tables filter user keys; wrap the
+//!   policy in it for them, as LevelDB's `InternalFilterPolicy`.
+//! - [`KeyHash`]: a key hashed once for the filters of every level.
+//!
+//! Beyond the core, in modules named for what they do:
+//! [`table`] reads LevelDB table files (footer, blocks, checksums, Snappy);
+//! [`verify`] checks a table's filter against its keys, probes and measures
+//! it; [`rocksdb`] reads, checks and builds RocksDB's SST filters;
+//! `rusty` (feature `rusty-leveldb`) plugs the Bloom policy into rusty-leveldb.
 //!
 //! # A Bloom filter
 //!
@@ -126,32 +135,24 @@
 
 mod arch;
 mod bloom;
-mod check;
 mod error;
 mod filter_block;
 mod hash;
 pub mod rocksdb;
 #[cfg(feature = "rusty-leveldb")]
 pub mod rusty;
-mod table;
+pub mod table;
+pub mod verify;
 
 use std::sync::Arc;
 
 pub use bloom::{
     BloomFilterPolicy, KeyHash, LEVELDB_LEGACY_NAME, LEVELDB_NAME, ROCKSDB_LEGACY_NAME,
 };
-pub use check::{
-    bits_per_key_candidates, compare_internal, measure_fpr, probe, user_key, variants_for_name,
-    verify_filter, BloomStats, InternalKeyPolicy, KeyFormat, KeyStats, MeasuredFpr, Probe,
-    VariantFound, Verdict, VerifyOptions,
-};
 pub use error::Error;
 pub use filter_block::{FilterBlock, FilterBlockBuilder, FilterBlockReader, FILTER_BASE_LG};
 pub use hash::{hash, HashVariant};
-pub use table::{
-    Block, BlockEntry, BlockHandle, BlockIter, BlockKind, Compression, Table, TableFilter,
-    BLOCK_TRAILER_LEN, FOOTER_LEN, KEY_EXPANSION, MAX_SNAPPY_EXPANSION, TABLE_MAGIC,
-};
+pub use verify::InternalKeyPolicy;
 
 /// The kernel this process runs Bloom filters on: `"avx512"`, `"avx2"` or
 /// `"scalar"`, decided once from the CPU and the environment variable

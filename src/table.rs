@@ -8,6 +8,25 @@
 //! footer (48 bytes): metaindex handle | index handle | zero padding to 40 | magic (fixed64)
 //! ```
 //!
+//! ```no_run
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use leveldb_filter::table::Table;
+//!
+//! let bytes = std::fs::read("000005.ldb")?;
+//! let table = Table::new(&bytes)?; // footer, index, metaindex, filter block: checked
+//! if let Some(filter) = table.filter_block() {
+//!     println!("filter.{}: {} bytes", filter.name, filter.block.contents.len());
+//! }
+//! for block in table.data_blocks() {
+//!     let block = block?; // checksum checked, uncompressed
+//!     let mut entries = block.entries();
+//!     while let Some((key, value)) = entries.next_entry().map_err(|what| format!("{what}"))? {
+//!         println!("{key:02x?} = {} bytes", value.len());
+//!     }
+//! }
+//! # Ok(()) }
+//! ```
+//!
 //! Bounds, whatever the bytes: a block is uncompressed only up to
 //! [`MAX_SNAPPY_EXPANSION`] times its stored size and twice the file's size
 //! plus 8 MiB; the keys of a block, once their shared prefixes are undone, add
@@ -160,7 +179,7 @@ pub struct BlockEntry {
 ///
 /// ```no_run
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// use leveldb_filter::Table;
+/// use leveldb_filter::table::Table;
 ///
 /// let bytes = std::fs::read("testdata/tables/user-4k-r16-none.ldb")?;
 /// let table = Table::new(&bytes)?;

@@ -14,10 +14,9 @@ mod reference;
 
 use std::process::Command;
 
-use leveldb_filter::{
-    probe, verify_filter, BloomFilterPolicy, BloomStats, Error, FilterBlock, KeyFormat, Table,
-    Verdict, VerifyOptions,
-};
+use leveldb_filter::table::Table;
+use leveldb_filter::verify::{probe, verify_filter, BloomStats, KeyFormat, Verdict, VerifyOptions};
+use leveldb_filter::{BloomFilterPolicy, Error, FilterBlock};
 
 #[global_allocator]
 static GLOBAL: peak::Peak = peak::Peak;
@@ -176,7 +175,7 @@ fn keys_that_expand_past_their_budget_are_an_error_in_every_block() {
     let found = probe(&table, None, KeyFormat::User, b"a").unwrap();
     assert!(matches!(
         found,
-        leveldb_filter::Probe::Block { offset: 0, .. }
+        leveldb_filter::verify::Probe::Block { offset: 0, .. }
     ));
 }
 
@@ -297,5 +296,8 @@ fn a_name_from_the_file_cannot_add_a_line() {
     let json = String::from_utf8(out.stdout).unwrap();
     assert_eq!(json.lines().count(), 1, "{json}");
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(v["filter"]["policy"], "leveldb.BuiltinBloomFilter2\nFAKE: OK");
+    assert_eq!(
+        v["filter"]["policy"],
+        "leveldb.BuiltinBloomFilter2\nFAKE: OK"
+    );
 }

@@ -14,7 +14,8 @@ use leveldb_filter::rocksdb::{
     ChecksumType, FastLocalBloomBuilder, FilterBits, FilterCheck, LegacyBloomBuilder, SstFile,
     SstFilter, TableCheck,
 };
-use leveldb_filter::{Compression, Error};
+use leveldb_filter::table::Compression;
+use leveldb_filter::Error;
 
 fn dir() -> PathBuf {
     std::env::var_os("ROCKSDB_TABLES")

@@ -8,7 +8,9 @@
 use std::rc::Rc;
 
 use leveldb_filter::rusty::RustyPolicy;
-use leveldb_filter::{verify_filter, BloomFilterPolicy, KeyFormat, Table, Verdict, VerifyOptions};
+use leveldb_filter::table::Table;
+use leveldb_filter::verify::{verify_filter, KeyFormat, Verdict, VerifyOptions};
+use leveldb_filter::BloomFilterPolicy;
 
 fn key(i: u32) -> Vec<u8> {
     // Keys of varying lengths, tails with bytes >= 0x80 among them.

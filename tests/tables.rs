@@ -12,10 +12,11 @@ use std::process::Command;
 
 use vectors::unhex;
 
-use leveldb_filter::{
-    probe, verify_filter, BlockKind, BloomFilterPolicy, Error, KeyFormat, Probe, Table,
-    VariantFound, Verdict, VerifyOptions, FOOTER_LEN,
+use leveldb_filter::table::{BlockKind, Table, FOOTER_LEN};
+use leveldb_filter::verify::{
+    probe, verify_filter, KeyFormat, Probe, VariantFound, Verdict, VerifyOptions,
 };
+use leveldb_filter::{BloomFilterPolicy, Error};
 
 fn tables_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/tables")
@@ -390,7 +391,7 @@ fn measured_fpr_counts_neighbours_the_table_does_not_hold() {
             _ => leveldb_filter::HashVariant::Unsigned,
         };
         let policy = BloomFilterPolicy::new(10).with_hash(variant);
-        let m = leveldb_filter::measure_fpr(&table, &policy, format).unwrap();
+        let m = leveldb_filter::verify::measure_fpr(&table, &policy, format).unwrap();
         // Every probed neighbour is absent: each the table holds is skipped,
         // so probing them one by one finds the same count.
         assert!(m.probed > 0 && m.passed <= m.probed, "{name}: {m:?}");

@@ -13,7 +13,9 @@
 #![no_main]
 
 use leveldb_filter::rocksdb::SstFile;
-use leveldb_filter::{probe, verify_filter, BloomFilterPolicy, KeyFormat, Table, VerifyOptions};
+use leveldb_filter::{BloomFilterPolicy};
+use leveldb_filter::table::{Table};
+use leveldb_filter::verify::{probe, verify_filter, KeyFormat, VerifyOptions};
 use libfuzzer_sys::fuzz_target;
 
 #[path = "../../tests/peak/mod.rs"]

@@ -161,7 +161,9 @@ pub(crate) fn escaped(text: &str) -> std::borrow::Cow<'_, str> {
 /// a file can start a line of output.
 pub(crate) fn one_line_json(value: &impl serde::Serialize) -> io::Result<String> {
     let json = serde_json::to_string(value).map_err(io::Error::other)?;
-    Ok(json.replace('\u{2028}', "\\u2028").replace('\u{2029}', "\\u2029"))
+    Ok(json
+        .replace('\u{2028}', "\\u2028")
+        .replace('\u{2029}', "\\u2029"))
 }
 
 /// A path as printed: lossy UTF-8, escaped as [`escaped`] does.

@@ -5,11 +5,12 @@ use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
-use leveldb_filter::{
-    measure_fpr, probe, variants_for_name, verify_filter, BloomFilterPolicy, BloomStats,
-    FilterBlock, HashVariant, KeyFormat, KeyStats, MeasuredFpr, Probe, Table, TableFilter,
-    VariantFound, Verdict, VerifyOptions,
+use leveldb_filter::table::{Table, TableFilter};
+use leveldb_filter::verify::{
+    measure_fpr, probe, variants_for_name, verify_filter, BloomStats, KeyFormat, KeyStats,
+    MeasuredFpr, Probe, VariantFound, Verdict, VerifyOptions,
 };
+use leveldb_filter::{BloomFilterPolicy, FilterBlock, HashVariant};
 
 use crate::{escaped, parse_hex, rocks, shown, Failure};
 
@@ -665,8 +666,8 @@ struct HandleJson {
     size: u64,
 }
 
-impl From<leveldb_filter::BlockHandle> for HandleJson {
-    fn from(h: leveldb_filter::BlockHandle) -> Self {
+impl From<leveldb_filter::table::BlockHandle> for HandleJson {
+    fn from(h: leveldb_filter::table::BlockHandle) -> Self {
         HandleJson {
             offset: h.offset,
             size: h.size,

@@ -3,6 +3,27 @@
 //! stored filter block checked against a rebuild, probes as LevelDB's table
 //! lookup makes them, and per-filter statistics.
 //!
+//! ```no_run
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use leveldb_filter::table::Table;
+//! use leveldb_filter::verify::{measure_fpr, probe, verify_filter, KeyFormat, Probe, Verdict, VerifyOptions};
+//! use leveldb_filter::BloomFilterPolicy;
+//!
+//! let bytes = std::fs::read("000005.ldb")?;
+//! let table = Table::new(&bytes)?;
+//! let stats = table.key_stats()?; // one pass over the keys
+//! if let Verdict::Match { key_format, .. } = verify_filter(&table, &stats, VerifyOptions::default())? {
+//!     let policy = BloomFilterPolicy::new(10);
+//!     // A user key, as an engine's Get asks for it.
+//!     if let Probe::Block { offset, may_match } = probe(&table, Some(&policy), key_format, b"key")? {
+//!         println!("block at {offset}: {}", if may_match { "read it" } else { "skip it" });
+//!     }
+//!     let measured = measure_fpr(&table, &policy, key_format)?;
+//!     println!("false positives on neighbouring keys: {:.3}%", 100.0 * measured.rate());
+//! }
+//! # Ok(()) }
+//! ```
+//!
 //! Nothing here holds a table's keys. Each pass reads one data block at a
 //! time, and a rebuilt filter is hashed key by key into an array the size of
 //! the stored filter, once the keys' count has said that the setting tried
@@ -13,10 +34,10 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::ops::ControlFlow;
 
-use crate::table::{Block, BlockKind, Compression, Table, BLOCK_TRAILER_LEN};
+use crate::table::{Block, BlockHandle, BlockKind, Compression, Table, BLOCK_TRAILER_LEN};
 use crate::{
-    BlockHandle, BloomFilterPolicy, Error, FilterBlock, FilterBlockReader, FilterPolicy,
-    HashVariant, FILTER_BASE_LG, LEVELDB_LEGACY_NAME, LEVELDB_NAME, ROCKSDB_LEGACY_NAME,
+    BloomFilterPolicy, Error, FilterBlock, FilterBlockReader, FilterPolicy, HashVariant,
+    FILTER_BASE_LG, LEVELDB_LEGACY_NAME, LEVELDB_NAME, ROCKSDB_LEGACY_NAME,
 };
 
 /// How a table's keys are stored.
