@@ -1,6 +1,6 @@
 use std::fmt;
 
-use crate::table::{BlockHandle, BlockKind};
+use crate::table::{BlockHandle, BlockKind, Compression};
 
 /// What is wrong with a filter block ([`FilterBlock::parse`](crate::FilterBlock::parse))
 /// or a table file ([`Table`](crate::table::Table)). Each variant carries what was
@@ -102,7 +102,7 @@ pub enum Error {
         /// Offset of the block in the file.
         offset: u64,
         /// The compression (type 2 is zstd, LevelDB after 1.23).
-        name: &'static str,
+        compression: Compression,
     },
     /// A block would take more than this crate allows for a file of its size.
     LimitExceeded {
@@ -110,18 +110,18 @@ pub enum Error {
         block: BlockKind,
         /// Offset of the block in the file.
         offset: u64,
-        /// What is too large, and the rule that limits it.
-        what: &'static str,
+        /// What is too large (the rule that limits it is in its `Display`).
+        what: Limit,
         /// The size the file asks for.
         found: u64,
         /// The most allowed.
         limit: u64,
     },
     /// A field holds a value this crate does not read (a RocksDB footer's
-    /// checksum type or format_version).
+    /// checksum type or format_version, a compression or an index type).
     Unsupported {
-        /// The field, and what is read.
-        what: &'static str,
+        /// The field.
+        what: Field,
         /// The value found.
         found: u64,
     },
@@ -132,7 +132,7 @@ pub enum Error {
         /// Offset of the block in the file.
         offset: u64,
         /// What is wrong.
-        what: &'static str,
+        what: Corruption,
     },
 }
 
@@ -206,9 +206,13 @@ impl fmt::Display for Error {
                 f,
                 "unknown compression type {kind} at offset {offset} ({block}), expected 0 (none) or 1 (snappy)"
             ),
-            Error::UnsupportedCompression { block, offset, name } => write!(
+            Error::UnsupportedCompression {
+                block,
+                offset,
+                compression,
+            } => write!(
                 f,
-                "unsupported compression {name} at offset {offset} ({block})"
+                "unsupported compression {compression} at offset {offset} ({block})"
             ),
             Error::LimitExceeded {
                 block,
@@ -229,3 +233,157 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+/// What is wrong inside a block ([`Error::CorruptBlock`], and what
+/// [`BlockIter`](crate::table::BlockIter) stops at): one variant per
+/// problem, so that a caller can match it; `Display` says it in words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Corruption {
+    /// Block shorter than its restart count.
+    ShorterThanRestartCount,
+    /// Restart array larger than the block.
+    RestartArrayTooLarge,
+    /// A restart point's entry shares bytes.
+    RestartEntryShares,
+    /// An entry shares more bytes than the previous key has.
+    SharesTooMuch,
+    /// An entry header runs into the restart array.
+    EntryHeaderPastEntries,
+    /// Bad varint in an entry header.
+    BadVarint,
+    /// An entry runs into the restart array.
+    EntryPastEntries,
+    /// Keys expand past 64 times the block's stored size.
+    KeysTooLong,
+    /// An entry's value is not a block handle.
+    NotAHandle,
+    /// Data block handles overlap or go backwards.
+    HandlesOutOfOrder,
+    /// Bad Snappy length header.
+    BadSnappyLength,
+    /// Snappy length header larger than the data allows.
+    SnappyLengthTooLarge,
+    /// Corrupt Snappy data.
+    BadSnappyData,
+    /// Bad varint32 uncompressed size.
+    BadUncompressedSize,
+    /// Corrupt Zlib (raw deflate) data.
+    BadZlibData,
+    /// LZ4 block shorter than its 8-byte size.
+    Lz4ShorterThanSize,
+    /// LZ4 size larger than the data allows.
+    Lz4SizeTooLarge,
+    /// Corrupt LZ4 data.
+    BadLz4Data,
+    /// LZ4 data shorter than its stated size.
+    Lz4DataShort,
+    /// Corrupt Zstd frame header.
+    BadZstdHeader,
+    /// Corrupt Zstd data.
+    BadZstdData,
+    /// The data uncompresses past its stated size.
+    PastStatedSize,
+    /// The data uncompresses short of its stated size.
+    ShortOfStatedSize,
+    /// Block shorter than its footer.
+    ShorterThanFooter,
+    /// A key shorter than its 8-byte tag.
+    KeyShorterThanTag,
+    /// The properties entry is not a block handle.
+    PropertiesNotAHandle,
+    /// The filter entry is not a block handle.
+    FilterEntryNotAHandle,
+    /// A malformed entry.
+    MalformedEntry,
+    /// A malformed index entry.
+    MalformedIndexEntry,
+    /// A meta block stored compressed.
+    MetaBlockCompressed,
+}
+
+impl fmt::Display for Corruption {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Corruption::ShorterThanRestartCount => "block shorter than its restart count",
+            Corruption::RestartArrayTooLarge => "restart array larger than the block",
+            Corruption::RestartEntryShares => "a restart point's entry shares bytes",
+            Corruption::SharesTooMuch => "an entry shares more bytes than the previous key has",
+            Corruption::EntryHeaderPastEntries => "an entry header runs into the restart array",
+            Corruption::BadVarint => "bad varint in an entry header",
+            Corruption::EntryPastEntries => "an entry runs into the restart array",
+            Corruption::KeysTooLong => "keys expand past 64 times the block's stored size",
+            Corruption::NotAHandle => "an entry's value is not a block handle",
+            Corruption::HandlesOutOfOrder => "data block handles overlap or go backwards",
+            Corruption::BadSnappyLength => "bad Snappy length header",
+            Corruption::SnappyLengthTooLarge => "Snappy length header larger than the data allows",
+            Corruption::BadSnappyData => "corrupt Snappy data",
+            Corruption::BadUncompressedSize => "bad varint32 uncompressed size",
+            Corruption::BadZlibData => "corrupt Zlib (raw deflate) data",
+            Corruption::Lz4ShorterThanSize => "LZ4 block shorter than its 8-byte size",
+            Corruption::Lz4SizeTooLarge => "LZ4 size larger than the data allows",
+            Corruption::BadLz4Data => "corrupt LZ4 data",
+            Corruption::Lz4DataShort => "LZ4 data shorter than its stated size",
+            Corruption::BadZstdHeader => "corrupt Zstd frame header",
+            Corruption::BadZstdData => "corrupt Zstd data",
+            Corruption::PastStatedSize => "the data uncompresses past its stated size",
+            Corruption::ShortOfStatedSize => "the data uncompresses short of its stated size",
+            Corruption::ShorterThanFooter => "block shorter than its footer",
+            Corruption::KeyShorterThanTag => "a key shorter than its 8-byte tag",
+            Corruption::PropertiesNotAHandle => "the properties entry is not a block handle",
+            Corruption::FilterEntryNotAHandle => "the filter entry is not a block handle",
+            Corruption::MalformedEntry => "a malformed entry",
+            Corruption::MalformedIndexEntry => "a malformed index entry",
+            Corruption::MetaBlockCompressed => "a meta block stored compressed",
+        })
+    }
+}
+
+/// What a block asks for past this crate's bounds ([`Error::LimitExceeded`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Limit {
+    /// The size a block uncompresses to.
+    UncompressedSize,
+}
+
+impl fmt::Display for Limit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Limit::UncompressedSize => {
+                "the uncompressed size (at most twice the file's size plus 8 MiB, and what the codec can expand the block to)"
+            }
+        })
+    }
+}
+
+/// A field whose value this crate does not read ([`Error::Unsupported`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Field {
+    /// A RocksDB footer's checksum type (7.8 writes 0 to 4).
+    ChecksumType,
+    /// A RocksDB footer's format_version (7.8 writes 1 to 5).
+    FormatVersion,
+    /// A RocksDB block's compression type (BZip2, Xpress, or unknown).
+    CompressionType,
+    /// A RocksDB index type (binary search with first keys, 3).
+    IndexType,
+}
+
+impl fmt::Display for Field {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Field::ChecksumType => "checksum type (RocksDB 7.8 writes 0 to 4)",
+            Field::FormatVersion => {
+                "format_version (RocksDB 7.8 writes 1 to 5; 6 and later are not read)"
+            }
+            Field::CompressionType => {
+                "compression type (read: 0 none, 1 Snappy, 2 Zlib, 4 and 5 LZ4, 7 and 0x40 Zstd; not BZip2 3, Xpress 6)"
+            }
+            Field::IndexType => "index type (binary search with first keys, 3, is not read)",
+        })
+    }
+}
+
+impl std::error::Error for Corruption {}

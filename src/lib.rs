@@ -149,7 +149,7 @@ use std::sync::Arc;
 pub use bloom::{
     BloomFilterPolicy, KeyHash, LEVELDB_LEGACY_NAME, LEVELDB_NAME, ROCKSDB_LEGACY_NAME,
 };
-pub use error::Error;
+pub use error::{Corruption, Error, Field, Limit};
 pub use filter_block::{FilterBlock, FilterBlockBuilder, FilterBlockReader, FILTER_BASE_LG};
 pub use hash::{hash, HashVariant};
 pub use verify::InternalKeyPolicy;

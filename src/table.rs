@@ -20,7 +20,7 @@
 //! for block in table.data_blocks() {
 //!     let block = block?; // checksum checked, uncompressed
 //!     let mut entries = block.entries();
-//!     while let Some((key, value)) = entries.next_entry().map_err(|what| format!("{what}"))? {
+//!     while let Some((key, value)) = entries.next_entry()? {
 //!         println!("{key:02x?} = {} bytes", value.len());
 //!     }
 //! }
@@ -40,6 +40,7 @@ use std::fmt;
 
 use byteorder::{ByteOrder, LittleEndian};
 
+use crate::error::{Corruption, Limit};
 use crate::Error;
 
 /// The magic number that ends every LevelDB table.
@@ -274,7 +275,8 @@ impl<'a> Table<'a> {
         let mut entries = metaindex.entries();
         while let Some((key, value)) = entries.next_entry().map_err(corrupt)? {
             if let Some(name) = key.strip_prefix(b"filter.") {
-                let (filter, _) = BlockHandle::decode(value).ok_or(corrupt(NOT_A_HANDLE))?;
+                let (filter, _) =
+                    BlockHandle::decode(value).ok_or(corrupt(Corruption::NotAHandle))?;
                 return Ok(Some(TableFilter {
                     name: String::from_utf8_lossy(name).into_owned(),
                     block: self.read_block(BlockKind::Filter, filter)?,
@@ -319,7 +321,7 @@ impl<'a> Table<'a> {
                         key: key.to_vec(),
                         handle,
                     })
-                    .ok_or(NOT_A_HANDLE),
+                    .ok_or(Corruption::NotAHandle),
                 Ok(None) => {
                     done = true;
                     return None;
@@ -331,7 +333,7 @@ impl<'a> Table<'a> {
         })
     }
 
-    fn index_error(&self, what: &'static str) -> Error {
+    fn index_error(&self, what: Corruption) -> Error {
         Error::CorruptBlock {
             block: BlockKind::Index,
             offset: self.index_handle.offset,
@@ -361,10 +363,10 @@ impl<'a> Table<'a> {
                 else {
                     return Ok(None);
                 };
-                let (handle, _) =
-                    BlockHandle::decode(value).ok_or_else(|| self.index_error(NOT_A_HANDLE))?;
+                let (handle, _) = BlockHandle::decode(value)
+                    .ok_or_else(|| self.index_error(Corruption::NotAHandle))?;
                 if handle.offset < end {
-                    return Err(self.index_error("data block handles overlap or go backwards"));
+                    return Err(self.index_error(Corruption::HandlesOutOfOrder));
                 }
                 let block = self.read_block(BlockKind::Data, handle)?;
                 // read_block checked that the block and its trailer are in the file.
@@ -402,7 +404,7 @@ impl<'a> Table<'a> {
                 return Err(Error::UnsupportedCompression {
                     block: kind,
                     offset: handle.offset,
-                    name: "zstd",
+                    compression: Compression::Zstd,
                 })
             }
             kind_byte => {
@@ -433,7 +435,7 @@ pub(crate) fn too_large(kind: BlockKind, handle: BlockHandle, found: u64, limit:
     Error::LimitExceeded {
         block: kind,
         offset: handle.offset,
-        what: "the uncompressed size (at most twice the file's size plus 8 MiB, and what the codec can expand the block to)",
+        what: Limit::UncompressedSize,
         found,
         limit: limit as u64,
     }
@@ -453,9 +455,9 @@ pub(crate) fn snappy(
         what,
     };
     let len =
-        snap::raw::decompress_len(contents).map_err(|_| corrupt("bad Snappy length header"))?;
+        snap::raw::decompress_len(contents).map_err(|_| corrupt(Corruption::BadSnappyLength))?;
     if len > contents.len().saturating_mul(MAX_SNAPPY_EXPANSION) {
-        return Err(corrupt("Snappy length header larger than the data allows"));
+        return Err(corrupt(Corruption::SnappyLengthTooLarge));
     }
     if len > uncompressed_limit(file_len) {
         return Err(too_large(
@@ -467,7 +469,7 @@ pub(crate) fn snappy(
     }
     snap::raw::Decoder::new()
         .decompress_vec(contents)
-        .map_err(|_| corrupt("corrupt Snappy data"))
+        .map_err(|_| corrupt(Corruption::BadSnappyData))
 }
 
 /// A block's contents and its 5-byte trailer (type byte, checksum), once the
@@ -490,11 +492,6 @@ pub(crate) fn stored_block(
     let stored = &file[handle.offset as usize..end as usize];
     Ok(stored.split_at(handle.size as usize))
 }
-
-const NOT_A_HANDLE: &str = "an entry's value is not a block handle";
-
-/// The error for keys past [`KEY_EXPANSION`].
-const KEYS_TOO_LONG: &str = "keys expand past 64 times the block's stored size";
 
 /// An entry of a block: its key (in the cursor's buffer) and its value.
 pub type Entry<'k, 'b> = (&'k [u8], &'b [u8]);
@@ -526,7 +523,7 @@ pub struct BlockIter<'b> {
     key: Vec<u8>,
     value: (usize, usize),
     budget: usize,
-    error: Option<&'static str>,
+    error: Option<Corruption>,
     started: bool,
 }
 
@@ -557,12 +554,12 @@ impl<'b> BlockIter<'b> {
         };
         let len = block.len();
         if len < 4 {
-            iter.error = Some("block shorter than its restart count");
+            iter.error = Some(Corruption::ShorterThanRestartCount);
             return iter;
         }
         let num_restarts = LittleEndian::read_u32(&block[len - 4..]) as usize;
         if num_restarts > (len - 4) / 4 {
-            iter.error = Some("restart array larger than the block");
+            iter.error = Some(Corruption::RestartArrayTooLarge);
             return iter;
         }
         if num_restarts > 0 {
@@ -591,7 +588,7 @@ impl<'b> BlockIter<'b> {
     }
 
     /// What is wrong with the block, once the cursor has met it.
-    pub fn error(&self) -> Option<&'static str> {
+    pub fn error(&self) -> Option<Corruption> {
         self.error
     }
 
@@ -613,7 +610,7 @@ impl<'b> BlockIter<'b> {
 
     /// The first entry on the first call, then each next one; `None` past the
     /// last; the error that ends the walk, if any.
-    pub fn next_entry(&mut self) -> Result<Option<Entry<'_, 'b>>, &'static str> {
+    pub fn next_entry(&mut self) -> Result<Option<Entry<'_, 'b>>, Corruption> {
         if self.started {
             self.advance();
         } else {
@@ -655,7 +652,7 @@ impl<'b> BlockIter<'b> {
                         right = mid - 1;
                     }
                 }
-                Ok(_) => return self.corrupt("a restart point's entry shares bytes"),
+                Ok(_) => return self.corrupt(Corruption::RestartEntryShares),
                 Err(what) => return self.corrupt(what),
             }
         }
@@ -679,7 +676,7 @@ impl<'b> BlockIter<'b> {
         self.next = self.restart_point(index);
     }
 
-    fn corrupt(&mut self, what: &'static str) {
+    fn corrupt(&mut self, what: Corruption) {
         self.current = self.restarts;
         self.restart_index = self.num_restarts;
         self.error = Some(what);
@@ -704,13 +701,13 @@ impl<'b> BlockIter<'b> {
                 }
             };
         if shared > self.key.len() {
-            self.corrupt("an entry shares more bytes than the previous key has");
+            self.corrupt(Corruption::SharesTooMuch);
             return false;
         }
         match self.budget.checked_sub(shared + unshared) {
             Some(left) => self.budget = left,
             None => {
-                self.corrupt(KEYS_TOO_LONG);
+                self.corrupt(Corruption::KeysTooLong);
                 return false;
             }
         }
@@ -740,16 +737,16 @@ fn decode_entry(
     data: &[u8],
     at: usize,
     limit: usize,
-) -> Result<(usize, usize, usize, usize), &'static str> {
+) -> Result<(usize, usize, usize, usize), Corruption> {
     if at > limit || limit - at < 3 {
-        return Err("an entry header runs into the restart array");
+        return Err(Corruption::EntryHeaderPastEntries);
     }
-    let bad = "bad varint in an entry header";
+    let bad = Corruption::BadVarint;
     let (shared, rest) = varint32(&data[at..limit]).ok_or(bad)?;
     let (unshared, rest) = varint32(rest).ok_or(bad)?;
     let (value_len, rest) = varint32(rest).ok_or(bad)?;
     if u64::from(unshared) + u64::from(value_len) > rest.len() as u64 {
-        return Err("an entry runs into the restart array");
+        return Err(Corruption::EntryPastEntries);
     }
     let key_at = limit - rest.len();
     Ok((

@@ -34,6 +34,7 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::ops::ControlFlow;
 
+use crate::error::Corruption;
 use crate::table::{Block, BlockHandle, BlockKind, Compression, Table, BLOCK_TRAILER_LEN};
 use crate::{
     BloomFilterPolicy, Error, FilterBlock, FilterBlockReader, FilterPolicy, HashVariant,
@@ -747,8 +748,7 @@ pub fn probe(
             None => Ok(Probe::PastLastKey),
         };
     }
-    let (handle, _) = BlockHandle::decode(index.value())
-        .ok_or(corrupt("an entry's value is not a block handle"))?;
+    let (handle, _) = BlockHandle::decode(index.value()).ok_or(corrupt(Corruption::NotAHandle))?;
     let filter = policy.zip(table.filter_block());
     let may_match = filter.is_none_or(|(policy, filter)| {
         FilterBlockReader::new(policy, &filter.block.contents).key_may_match(handle.offset, key)

@@ -11,6 +11,7 @@
 use std::borrow::Cow;
 use std::io::Read;
 
+use crate::error::{Corruption, Field};
 use crate::table::{
     snappy, too_large, uncompressed_limit, varint64, BlockHandle, BlockIter, BlockKind,
     Compression, KEY_EXPANSION,
@@ -37,8 +38,8 @@ pub(crate) fn uncompress<'a>(
         offset: handle.offset,
         what,
     };
-    let unsupported = |what| Error::Unsupported {
-        what,
+    let unsupported = Error::Unsupported {
+        what: Field::CompressionType,
         found: u64::from(type_byte),
     };
     let prefixed = format_version >= 2;
@@ -55,7 +56,7 @@ pub(crate) fn uncompress<'a>(
     let sized = |contents: &'a [u8]| -> Result<(usize, &'a [u8]), Error> {
         let (size, rest) = varint64(contents)
             .filter(|&(size, _)| size <= u64::from(u32::MAX))
-            .ok_or(corrupt("bad varint32 uncompressed size"))?;
+            .ok_or(corrupt(Corruption::BadUncompressedSize))?;
         if size > limit as u64 {
             return Err(too_large(kind, handle, size, limit));
         }
@@ -80,7 +81,7 @@ pub(crate) fn uncompress<'a>(
             flate2::read::DeflateDecoder::new(deflated)
                 .take(cap as u64 + 1)
                 .read_to_end(&mut out)
-                .map_err(|_| corrupt("corrupt Zlib (raw deflate) data"))?;
+                .map_err(|_| corrupt(Corruption::BadZlibData))?;
             check_size(&out, size, cap, kind, handle)?;
             (Compression::Zlib, out)
         }
@@ -90,7 +91,7 @@ pub(crate) fn uncompress<'a>(
                 false => {
                     let header = contents
                         .get(..8)
-                        .ok_or(corrupt("LZ4 block shorter than its 8-byte size"))?;
+                        .ok_or(corrupt(Corruption::Lz4ShorterThanSize))?;
                     let size = u32::from_le_bytes(header[..4].try_into().expect("4 bytes"));
                     if size as usize > limit {
                         return Err(too_large(kind, handle, u64::from(size), limit));
@@ -100,13 +101,13 @@ pub(crate) fn uncompress<'a>(
             };
             // An LZ4 block expands at most 255 times.
             if size > block.len().saturating_mul(255).saturating_add(16) {
-                return Err(corrupt("LZ4 size larger than the data allows"));
+                return Err(corrupt(Corruption::Lz4SizeTooLarge));
             }
             let mut out = vec![0; size];
             let n = lz4_flex::block::decompress_into(block, &mut out)
-                .map_err(|_| corrupt("corrupt LZ4 data"))?;
+                .map_err(|_| corrupt(Corruption::BadLz4Data))?;
             if n != size {
-                return Err(corrupt("LZ4 data shorter than its stated size"));
+                return Err(corrupt(Corruption::Lz4DataShort));
             }
             (Compression::Lz4, out)
         }
@@ -116,26 +117,18 @@ pub(crate) fn uncompress<'a>(
                 frame,
                 (size as u64).max(1 << 20),
             )
-            .map_err(|_| corrupt("corrupt Zstd frame header"))?;
+            .map_err(|_| corrupt(Corruption::BadZstdHeader))?;
             let mut out = Vec::new();
             (&mut decoder)
                 .take(size as u64 + 1)
                 .read_to_end(&mut out)
-                .map_err(|_| corrupt("corrupt Zstd data"))?;
+                .map_err(|_| corrupt(Corruption::BadZstdData))?;
             check_size(&out, Some(size), size, kind, handle)?;
             (Compression::Zstd, out)
         }
-        3 => return Err(unsupported("compression: BZip2 (type 3) is not read")),
-        6 => {
-            return Err(unsupported(
-                "compression: Xpress (type 6, Windows only) is not read",
-            ))
-        }
-        _ => {
-            return Err(unsupported(
-                "compression type (RocksDB 7.8 writes 0 to 7 and 0x40)",
-            ))
-        }
+        // BZip2 (3), Xpress (6, Windows only), and types RocksDB 7.8 does
+        // not write.
+        _ => return Err(unsupported),
     };
     Ok((compression, Cow::Owned(data)))
 }
@@ -154,7 +147,7 @@ fn check_size(
             Some(_) => Error::CorruptBlock {
                 block: kind,
                 offset: handle.offset,
-                what: "the data uncompresses past its stated size",
+                what: Corruption::PastStatedSize,
             },
             None => too_large(kind, handle, out.len() as u64, cap),
         });
@@ -163,7 +156,7 @@ fn check_size(
         return Err(Error::CorruptBlock {
             block: kind,
             offset: handle.offset,
-            what: "the data uncompresses short of its stated size",
+            what: Corruption::ShortOfStatedSize,
         });
     }
     Ok(())
@@ -271,7 +264,7 @@ pub(crate) fn for_each_user_key(
         what,
     };
     let plain =
-        data_block_without_hash_index(block).ok_or(corrupt("block shorter than its footer"))?;
+        data_block_without_hash_index(block).ok_or(corrupt(Corruption::ShorterThanFooter))?;
     let mut iter = BlockIter::with_budget(&plain, plain.len() as u64);
     let mut keys = 0;
     loop {
@@ -280,7 +273,7 @@ pub(crate) fn for_each_user_key(
                 let user = key
                     .len()
                     .checked_sub(8)
-                    .ok_or(corrupt("a key shorter than its 8-byte tag"))?;
+                    .ok_or(corrupt(Corruption::KeyShorterThanTag))?;
                 each(&key[..user]);
                 keys += 1;
             }

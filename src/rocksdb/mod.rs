@@ -40,6 +40,7 @@ pub use xxph3::hash64;
 
 use std::collections::BTreeSet;
 
+use crate::error::{Corruption, Field};
 use crate::table::{stored_block, varint64, BlockHandle, BlockIter, BlockKind, Compression};
 use crate::Error;
 use blocks::{for_each_user_key, index_entries, uncompress};
@@ -149,13 +150,12 @@ impl Footer {
                 let footer = &file[len - 53..];
                 let version = u32::from_le_bytes(footer[41..45].try_into().expect("4 bytes"));
                 let checksum = ChecksumType::from_byte(footer[0]).ok_or(Error::Unsupported {
-                    what: "checksum type (RocksDB 7.8 writes 0 to 4)",
+                    what: Field::ChecksumType,
                     found: u64::from(footer[0]),
                 })?;
                 if !(1..=5).contains(&version) {
                     return Err(Error::Unsupported {
-                        what:
-                            "format_version (RocksDB 7.8 writes 1 to 5; 6 and later are not read)",
+                        what: Field::FormatVersion,
                         found: u64::from(version),
                     });
                 }
@@ -295,7 +295,7 @@ impl<'a> SstFile<'a> {
                 let handle = handle.ok_or(Error::CorruptBlock {
                     block: BlockKind::Metaindex,
                     offset: footer.metaindex.offset,
-                    what: "the properties entry is not a block handle",
+                    what: Corruption::PropertiesNotAHandle,
                 })?;
                 let block = read_block(file, footer.checksum, BlockKind::Properties, handle)?;
                 properties = entries(block, BlockKind::Properties, handle.offset)?;
@@ -331,7 +331,7 @@ impl<'a> SstFile<'a> {
         let corrupt = Error::CorruptBlock {
             block: BlockKind::Metaindex,
             offset: self.footer.metaindex.offset,
-            what: "the filter entry is not a block handle",
+            what: Corruption::FilterEntryNotAHandle,
         };
         let (handle, _) = BlockHandle::decode(value).ok_or(corrupt)?;
         let checksum = self.footer.checksum;
@@ -348,7 +348,7 @@ impl<'a> SstFile<'a> {
                 let entries = index_entries(block, delta).ok_or(Error::CorruptBlock {
                     block: BlockKind::FilterIndex,
                     offset: handle.offset,
-                    what: "a malformed entry",
+                    what: Corruption::MalformedEntry,
                 })?;
                 let internal_keys =
                     self.property_number("rocksdb.index.key.is.user.key") != Some(1);
@@ -431,7 +431,7 @@ impl<'a> SstFile<'a> {
         let (contents, compression) = self.block(BlockKind::Index, handle)?;
         if self.index_type() == 3 {
             return Err(Error::Unsupported {
-                what: "index type (binary search with first keys is not read)",
+                what: Field::IndexType,
                 found: 3,
             });
         }
@@ -439,7 +439,7 @@ impl<'a> SstFile<'a> {
         let entries = index_entries(&contents, delta).ok_or(Error::CorruptBlock {
             block: BlockKind::Index,
             offset: handle.offset,
-            what: "a malformed index entry",
+            what: Corruption::MalformedIndexEntry,
         })?;
         Ok((entries, compression))
     }
@@ -560,7 +560,7 @@ fn read_block(
         return Err(Error::CorruptBlock {
             block: kind,
             offset: handle.offset,
-            what: "a meta block stored compressed",
+            what: Corruption::MetaBlockCompressed,
         });
     }
     Ok(contents)
