@@ -16,7 +16,7 @@
 
 use byteorder::{ByteOrder, LittleEndian};
 
-use crate::{Error, FilterPolicy, KeyHash};
+use crate::{FilterBlockError, FilterPolicy, KeyHash};
 
 /// The base_lg LevelDB writes: one filter per 2^11 = 2048 bytes of data-block offset.
 pub const FILTER_BASE_LG: u8 = 11;
@@ -178,15 +178,15 @@ struct Layout<'a> {
 impl<'a> Layout<'a> {
     /// What LevelDB's `FilterBlockReader` constructor finds; an error where it
     /// finds no filters (then every lookup may match).
-    fn read(contents: &'a [u8]) -> Result<Self, Error> {
+    fn read(contents: &'a [u8]) -> Result<Self, FilterBlockError> {
         let n = contents.len();
         if n < 5 {
-            return Err(Error::BlockTooShort { len: n });
+            return Err(FilterBlockError::BlockTooShort { len: n });
         }
         let base_lg = contents[n - 1];
         let array_offset = LittleEndian::read_u32(&contents[n - 5..n - 1]);
         if array_offset as usize > n - 5 {
-            return Err(Error::ArrayOffsetPastEnd {
+            return Err(FilterBlockError::ArrayOffsetPastEnd {
                 array_offset,
                 max: n - 5,
             });
@@ -308,7 +308,7 @@ impl<'a, P: FilterPolicy> FilterBlockReader<'a, P> {
 /// reads with [`FilterBlockReader`], which gives LevelDB's answers on any bytes.
 ///
 /// ```
-/// use leveldb_filter::{BloomFilterPolicy, Error, FilterBlock, FilterBlockBuilder};
+/// use leveldb_filter::{BloomFilterPolicy, FilterBlock, FilterBlockBuilder, FilterBlockError};
 ///
 /// let mut builder = FilterBlockBuilder::new(BloomFilterPolicy::new(10));
 /// builder.start_block(0);
@@ -322,9 +322,9 @@ impl<'a, P: FilterPolicy> FilterBlockReader<'a, P> {
 ///
 /// assert_eq!(
 ///     FilterBlock::parse(&[0, 0, 0]).unwrap_err(),
-///     Error::BlockTooShort { len: 3 }
+///     FilterBlockError::BlockTooShort { len: 3 }
 /// );
-/// # Ok::<(), Error>(())
+/// # Ok::<(), FilterBlockError>(())
 /// ```
 #[derive(Clone, Copy, Debug)]
 pub struct FilterBlock<'a> {
@@ -333,16 +333,16 @@ pub struct FilterBlock<'a> {
 
 impl<'a> FilterBlock<'a> {
     /// Checks `contents` (without the block trailer) and borrows it.
-    pub fn parse(contents: &'a [u8]) -> Result<Self, Error> {
+    pub fn parse(contents: &'a [u8]) -> Result<Self, FilterBlockError> {
         let layout = Layout::read(contents)?;
         if layout.base_lg >= 64 {
-            return Err(Error::BaseLgTooLarge {
+            return Err(FilterBlockError::BaseLgTooLarge {
                 base_lg: layout.base_lg,
             });
         }
         let array_len = layout.offsets.len() - 4;
         if !array_len.is_multiple_of(4) {
-            return Err(Error::RaggedOffsetArray { len: array_len });
+            return Err(FilterBlockError::RaggedOffsetArray { len: array_len });
         }
         let array_offset = layout.data.len() as u32;
         let first = if layout.num == 0 {
@@ -351,21 +351,21 @@ impl<'a> FilterBlock<'a> {
             layout.bounds(0).0
         };
         if first != 0 {
-            return Err(Error::UnusedBytes {
+            return Err(FilterBlockError::UnusedBytes {
                 len: first as usize,
             });
         }
         for index in 0..layout.num {
             let (start, limit) = layout.bounds(index);
             if start > limit {
-                return Err(Error::FilterOutOfOrder {
+                return Err(FilterBlockError::FilterOutOfOrder {
                     index,
                     start,
                     limit,
                 });
             }
             if limit > array_offset {
-                return Err(Error::FilterPastArray {
+                return Err(FilterBlockError::FilterPastArray {
                     index,
                     limit,
                     array_offset,

@@ -15,7 +15,7 @@
 //! - [`FilterBlockBuilder`] and [`FilterBlockReader`]: a table's filter block,
 //!   one filter per 2 KiB of data-block offset.
 //! - [`FilterBlock`]: the strict reader, which says what is wrong with a block
-//!   ([`Error`]).
+//!   ([`FilterBlockError`]); [`Error`] is a table file's.
 //! - [`InternalKeyPolicy`]: a database's tables filter user keys; wrap the
 //!   policy in it for them, as LevelDB's `InternalFilterPolicy`.
 //! - [`KeyHash`]: a key hashed once for the filters of every level.
@@ -149,7 +149,7 @@ use std::sync::Arc;
 pub use bloom::{
     BloomFilterPolicy, KeyHash, LEVELDB_LEGACY_NAME, LEVELDB_NAME, ROCKSDB_LEGACY_NAME,
 };
-pub use error::{Corruption, Error, Field, Limit};
+pub use error::{Corruption, Error, Field, FilterBlockError, Limit};
 pub use filter_block::{FilterBlock, FilterBlockBuilder, FilterBlockReader, FILTER_BASE_LG};
 pub use hash::{hash, HashVariant};
 pub use verify::InternalKeyPolicy;

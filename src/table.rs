@@ -84,6 +84,7 @@ impl fmt::Display for BlockHandle {
 
 /// Which block of a table, for errors and reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum BlockKind {
     /// A data block: the table's keys and values.
     Data,

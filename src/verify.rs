@@ -43,6 +43,7 @@ use crate::{
 
 /// How a table's keys are stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum KeyFormat {
     /// The keys as the user gave them: tables written directly by a `TableBuilder`.
     User,
@@ -363,6 +364,7 @@ pub struct VerifyOptions {
 
 /// Which hash variants rebuild a table's filter block exactly.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum VariantFound {
     /// Only the unsigned one.
     Unsigned,
@@ -385,6 +387,7 @@ impl fmt::Display for VariantFound {
 
 /// The outcome of [`verify_filter`].
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Verdict {
     /// The metaindex names no filter block.
     NoFilter,

@@ -10,6 +10,7 @@ use crate::{hash, HashVariant};
 /// The implementation a full filter (or a partition of one) is read with,
 /// from its 5-byte metadata trailer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum FilterBits<'a> {
     /// An empty payload: RocksDB has no reader and answers "may match".
     Empty,

@@ -64,6 +64,7 @@ const BUILTIN_NAMES: [&str; 7] = [
 
 /// How a table's blocks are checksummed (the footer's first byte).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ChecksumType {
     /// 0: none.
     None,
@@ -176,6 +177,7 @@ impl Footer {
 
 /// A RocksDB table's filter, as RocksDB 7.8 finds it in the metaindex.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub enum SstFilter<'a> {
     /// `fullfilter.<name>`: one filter for the whole table.
     Full(FilterBits<'a>),

@@ -34,6 +34,7 @@ fn filter_kind(sst: &SstFile<'_>) -> &'static str {
         Ok(Some(SstFilter::Full(_))) => "full",
         Ok(Some(SstFilter::Partitioned(_))) => "partitioned",
         Ok(Some(SstFilter::BlockBased)) => "block-based",
+        Ok(Some(_)) => "other",
         Ok(None) => "none",
         Err(_) => "unreadable",
     }

@@ -293,6 +293,7 @@ pub fn verify(args: &VerifyArgs) -> bool {
                 format!("{path}: MISMATCH {}: {difference}", escaped(&name)),
                 false,
             ),
+            other => (format!("{path}: NOT CHECKED {other:?}"), false),
         };
         writeln!(out, "{line}").map_err(write_error)?;
         Ok(ok)
