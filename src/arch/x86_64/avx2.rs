@@ -1,7 +1,8 @@
 //! The AVX2 kernel: filters and batches of keys of one length, eight keys at
 //! a time, with no gathers (slow on many AVX2 cores). Eight keys of one
-//! length hash together from 16-byte chunks loaded and transposed; probe
-//! positions come from doubles; the rows of positions are stored a group
+//! length hash together from 16-byte chunks loaded and transposed; each
+//! key's first position and step come exactly from doubles, the next
+//! positions by adds ([`Probes8`]); the rows of positions are stored a group
 //! ahead of the scalar loads and read-modify-writes that use them.
 //!
 //! Every `unsafe fn` here needs, besides the terms of its `# Safety`
@@ -107,6 +108,8 @@ struct Reducer {
     /// Just under `1 / bits`, so that quotients are never too large.
     inv: __m256d,
     bits: __m256i,
+    /// `2^32 % bits`: what a wrap of the 32-bit sum takes off a position.
+    wrap: __m256i,
 }
 
 impl Reducer {
@@ -116,6 +119,7 @@ impl Reducer {
         Reducer {
             inv: _mm256_set1_pd(super::inverse(bits)),
             bits: _mm256_set1_epi32(bits as u32 as i32),
+            wrap: _mm256_set1_epi32(((1u64 << 32) % bits) as u32 as i32),
         }
     }
 
@@ -148,8 +152,8 @@ impl Reducer {
 /// See [`Avx2::insert`]: eight keys at a time. Eight keys of one length
 /// hash together, their 16-byte chunks loaded and transposed (no
 /// gathers, which are slow on many AVX2 cores); others one by one. The
-/// eight keys' probe positions come a probe at a time from doubles and
-/// their bits are set by scalar read-modify-writes.
+/// eight keys' probe positions come by adds from two reductions a key
+/// ([`Probes8`]) and their bits are set by scalar read-modify-writes.
 ///
 /// # Safety
 /// The CPU must have AVX2; `0 < array.len() <= 2^28`.
@@ -166,8 +170,9 @@ unsafe fn insert(keys: &[&[u8]], variant: HashVariant, k: usize, array: &mut [u8
     for (g, group) in keys.chunks(8).enumerate() {
         masks(&reducer, hash8(group, variant), &mut rows[g % 2][..2 * k]);
         // SAFETY (here and below): the rows read were written by
-        // `masks` for the last group, from positions of `reducer`, made
-        // for `array`: indexes below array.len().
+        // `masks` for the last group, from positions of `Probes8` over
+        // `reducer`, made for `array`: clamped below 8 * array.len(), so
+        // indexes below array.len().
         if g > 0 {
             unsafe { set_rows(array, &rows[(g + 1) % 2][..2 * k], 8) };
         }
@@ -194,8 +199,8 @@ unsafe fn contains(keys: &[&[u8]], variant: HashVariant, k: usize, array: &[u8],
     for (g, group) in keys.chunks(8).enumerate() {
         positions(&reducer, hash8(group, variant), &mut rows[g % 2][..k]);
         // SAFETY (here and below): the rows read were written by
-        // `positions` for the last group, with positions of `reducer`,
-        // made for `array`: below 8 * array.len().
+        // `positions` for the last group, with positions of `Probes8`
+        // over `reducer`, made for `array`: clamped below 8 * array.len().
         if g > 0 {
             let out = &mut out[8 * (g - 1)..8 * g];
             unsafe { test_rows(array, &rows[(g + 1) % 2][..k], out) };
@@ -208,17 +213,69 @@ unsafe fn contains(keys: &[&[u8]], variant: HashVariant, k: usize, array: &[u8],
     }
 }
 
+/// The probe positions of eight keys hashed to `h`, in order: two exact
+/// reductions per key (`h % bits`, `delta % bits`), then each next position
+/// by adds: the last plus `delta % bits`, brought below `bits`, less
+/// `2^32 % bits` where the 32-bit sum `h + delta` wrapped (so added
+/// `(delta - 2^32) % bits` instead). `bits <= 2^31` keeps every sum below
+/// 2^32.
+struct Probes8 {
+    pos: __m256i,
+    h: __m256i,
+    delta: __m256i,
+    step: __m256i,
+    step_wrapped: __m256i,
+    bits: __m256i,
+    /// `bits - 1`: every position handed out is clamped to it, a no-op for
+    /// exact positions, and what the unchecked accesses rest on.
+    last: __m256i,
+}
+
+impl Probes8 {
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn new(reducer: &Reducer, h: __m256i) -> Probes8 {
+        let delta = _mm256_or_si256(_mm256_srli_epi32::<17>(h), _mm256_slli_epi32::<15>(h));
+        let step = reducer.rem8(delta);
+        // step - wrap modulo bits: the smaller of the two, as unsigned.
+        let less = _mm256_sub_epi32(step, reducer.wrap);
+        let step_wrapped = _mm256_min_epu32(less, _mm256_add_epi32(less, reducer.bits));
+        Probes8 {
+            pos: reducer.rem8(h),
+            h,
+            delta,
+            step,
+            step_wrapped,
+            bits: reducer.bits,
+            last: _mm256_sub_epi32(reducer.bits, _mm256_set1_epi32(1)),
+        }
+    }
+
+    /// This probe's positions (each below `bits`), and moves to the next.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn next(&mut self) -> __m256i {
+        let at = self.pos;
+        let h = _mm256_add_epi32(self.h, self.delta);
+        // The sum wrapped where it came out below delta (unsigned).
+        let kept = _mm256_cmpeq_epi32(_mm256_max_epu32(h, self.delta), h);
+        let step = _mm256_blendv_epi8(self.step_wrapped, self.step, kept);
+        let pos = _mm256_add_epi32(at, step);
+        self.pos = _mm256_min_epu32(pos, _mm256_sub_epi32(pos, self.bits));
+        self.h = h;
+        _mm256_min_epu32(at, self.last)
+    }
+}
+
 /// Stores the positions of the probes of eight keys hashed to `h`, a row
 /// per probe.
 #[inline]
 #[target_feature(enable = "avx2")]
 fn positions(reducer: &Reducer, h: __m256i, rows: &mut [MaybeUninit<[u32; 8]>]) {
-    let delta = _mm256_or_si256(_mm256_srli_epi32::<17>(h), _mm256_slli_epi32::<15>(h));
-    let mut h = h;
+    let mut probes = Probes8::new(reducer, h);
     for row in rows {
         // SAFETY: `row` is 32 bytes.
-        unsafe { _mm256_storeu_si256(row.as_mut_ptr().cast(), reducer.rem8(h)) };
-        h = _mm256_add_epi32(h, delta);
+        unsafe { _mm256_storeu_si256(row.as_mut_ptr().cast(), probes.next()) };
     }
 }
 
@@ -227,7 +284,8 @@ fn positions(reducer: &Reducer, h: __m256i, rows: &mut [MaybeUninit<[u32; 8]>]) 
 ///
 /// # Safety
 /// The rows are initialized, and those lanes of every row are below
-/// `8 * array.len()`: positions of the `Reducer` made for `array`.
+/// `8 * array.len()`: positions of `Probes8` over the `Reducer` made for
+/// `array` (clamped below its bits).
 #[inline]
 unsafe fn test_rows(array: &[u8], rows: &[MaybeUninit<[u32; 8]>], out: &mut [bool]) {
     for (lane, answer) in out.iter_mut().enumerate() {
@@ -248,18 +306,16 @@ unsafe fn test_rows(array: &[u8], rows: &[MaybeUninit<[u32; 8]>], out: &mut [boo
 #[inline]
 #[target_feature(enable = "avx2")]
 fn masks(reducer: &Reducer, h: __m256i, rows: &mut [MaybeUninit<[u32; 8]>]) {
-    let delta = _mm256_or_si256(_mm256_srli_epi32::<17>(h), _mm256_slli_epi32::<15>(h));
+    let mut probes = Probes8::new(reducer, h);
     let (seven, one) = (_mm256_set1_epi32(7), _mm256_set1_epi32(1));
-    let mut h = h;
     for pair in rows.chunks_exact_mut(2) {
-        let pos = reducer.rem8(h);
+        let pos = probes.next();
         let mask = _mm256_sllv_epi32(one, _mm256_and_si256(pos, seven));
         // SAFETY: each row is 32 bytes.
         unsafe {
             _mm256_storeu_si256(pair[0].as_mut_ptr().cast(), _mm256_srli_epi32::<3>(pos));
             _mm256_storeu_si256(pair[1].as_mut_ptr().cast(), mask);
         }
-        h = _mm256_add_epi32(h, delta);
     }
 }
 
@@ -268,7 +324,8 @@ fn masks(reducer: &Reducer, h: __m256i, rows: &mut [MaybeUninit<[u32; 8]>]) {
 ///
 /// # Safety
 /// The rows are initialized, and those indexes are below `array.len()`:
-/// positions of the `Reducer` made for `array`, divided by 8.
+/// positions of `Probes8` over the `Reducer` made for `array` (clamped
+/// below its bits), divided by 8.
 #[inline]
 unsafe fn set_rows(array: &mut [u8], rows: &[MaybeUninit<[u32; 8]>], lanes: usize) {
     for pair in rows.chunks_exact(2) {
