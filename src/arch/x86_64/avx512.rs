@@ -849,13 +849,13 @@ impl Probes {
     /// exact positions, and what makes unchecked access sound.
     #[inline]
     #[target_feature(enable = "avx512f,avx512vl")]
-    fn fill(&mut self, r: &Reducer, mut h: __m512i, k: usize, keys: usize) {
+    fn fill(&mut self, r: &Reducer, h: __m512i, k: usize, keys: usize) {
         let active = first_lanes(keys);
-        let delta = _mm512_ror_epi32::<17>(h);
+        let mut probes = Probes16::new(r, h);
         let (one, seven) = (_mm512_set1_epi32(1), _mm512_set1_epi32(7));
         self.rows = k.min(30);
         for (indexes, bits) in self.indexes.iter_mut().zip(&mut self.bits).take(k) {
-            let pos = r.rem16(h);
+            let pos = probes.next();
             let index = _mm512_min_epu32(_mm512_srli_epi32::<3>(pos), r.last_byte);
             let bit = _mm512_maskz_sllv_epi32(active, one, _mm512_and_si512(pos, seven));
             // SAFETY: a row is 64 bytes. (Masks stay 32-bit: narrowing
@@ -864,7 +864,6 @@ impl Probes {
                 _mm512_storeu_si512(indexes.as_mut_ptr().cast(), index);
                 _mm512_storeu_si512(bits.as_mut_ptr().cast(), bit);
             }
-            h = _mm512_add_epi32(h, delta);
         }
     }
 
@@ -910,12 +909,57 @@ unsafe fn hash16_array(keys: &[&[u8]], seed: u32, variant: HashVariant) -> [u32;
 unsafe fn positions_array(hashes: &[u32; LANES], bits: u64, rows: &mut [[u32; LANES]]) {
     let reducer = Reducer::new(bits);
     // SAFETY: `hashes` is 64 bytes.
-    let mut h = unsafe { _mm512_loadu_si512(hashes.as_ptr().cast()) };
-    let delta = _mm512_ror_epi32::<17>(h);
+    let h = unsafe { _mm512_loadu_si512(hashes.as_ptr().cast()) };
+    let mut probes = Probes16::new(&reducer, h);
     for row in rows {
         // SAFETY: a row is 64 bytes.
-        unsafe { _mm512_storeu_si512(row.as_mut_ptr().cast(), reducer.rem16(h)) };
-        h = _mm512_add_epi32(h, delta);
+        unsafe { _mm512_storeu_si512(row.as_mut_ptr().cast(), probes.next()) };
+    }
+}
+
+/// The probe positions of 16 keys hashed to `h`, in order: `h % bits` and
+/// `delta % bits` from [`Reducer::rem16`], then each next position by adds
+/// (the last plus the step, brought below `bits`; the step less `2^32 %
+/// bits` where the 32-bit sum `h + delta` wrapped). `bits <= 2^31` keeps
+/// every sum below 2^32. (As the AVX2 kernel's `Probes8`.)
+struct Probes16 {
+    pos: __m512i,
+    h: __m512i,
+    delta: __m512i,
+    step: __m512i,
+    step_wrapped: __m512i,
+    bits: __m512i,
+}
+
+impl Probes16 {
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vl")]
+    fn new(r: &Reducer, h: __m512i) -> Probes16 {
+        let delta = _mm512_ror_epi32::<17>(h);
+        let step = r.rem16(delta);
+        let less = _mm512_sub_epi32(step, r.wrap);
+        Probes16 {
+            pos: r.rem16(h),
+            h,
+            delta,
+            step,
+            step_wrapped: _mm512_min_epu32(less, _mm512_add_epi32(less, r.bits)),
+            bits: r.bits,
+        }
+    }
+
+    /// This probe's positions, and moves to the next.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vl")]
+    fn next(&mut self) -> __m512i {
+        let at = self.pos;
+        let h = _mm512_add_epi32(self.h, self.delta);
+        let wrapped = _mm512_cmplt_epu32_mask(h, self.delta);
+        let step = _mm512_mask_blend_epi32(wrapped, self.step, self.step_wrapped);
+        let pos = _mm512_add_epi32(at, step);
+        self.pos = _mm512_min_epu32(pos, _mm512_sub_epi32(pos, self.bits));
+        self.h = h;
+        at
     }
 }
 
@@ -1258,6 +1302,8 @@ struct Reducer {
     inv: __m512d,
     bits: __m512i,
     last_byte: __m512i,
+    /// `2^32 % bits`: what a wrap of the 32-bit sum takes off a position.
+    wrap: __m512i,
 }
 
 impl Reducer {
@@ -1268,6 +1314,7 @@ impl Reducer {
             inv: _mm512_set1_pd(super::inverse(bits)),
             bits: _mm512_set1_epi32(bits as u32 as i32),
             last_byte: _mm512_set1_epi32((bits.div_ceil(8) - 1) as u32 as i32),
+            wrap: _mm512_set1_epi32(((1u64 << 32) % bits) as u32 as i32),
         }
     }
 
