@@ -272,6 +272,8 @@ pub struct SstFile<'a> {
     properties: Entries,
     filter_name: Option<String>,
     filter: Result<Option<SstFilter<'a>>, Error>,
+    /// The (top-level) index's entries, read once, on the first lookup.
+    index: std::cell::OnceCell<Result<IndexEntries, Error>>,
 }
 
 impl<'a> SstFile<'a> {
@@ -310,6 +312,7 @@ impl<'a> SstFile<'a> {
             properties,
             filter_name: None,
             filter: Ok(None),
+            index: std::cell::OnceCell::new(),
         };
         for prefix in ["fullfilter.", "partitionedfilter.", "filter."] {
             let found = metaindex.iter().find(|(key, _)| {
@@ -507,7 +510,8 @@ impl<'a> SstFile<'a> {
 
     /// The data block RocksDB's index points a lookup of user key `key` to
     /// (the first entry whose key is not less than the key), or `None` past
-    /// the last key.
+    /// the last key. The index is read on the first lookup and kept; a
+    /// two-level index's partition, on each.
     pub fn data_block_for(&self, key: &[u8]) -> Result<Option<BlockHandle>, Error> {
         let internal = !self.index_keys_are_user_keys();
         let seek = |entries: &[(Vec<u8>, BlockHandle)]| {
@@ -515,8 +519,15 @@ impl<'a> SstFile<'a> {
             let found = entries.find(|(separator, _)| not_below(separator, key, internal));
             found.map(|&(_, handle)| handle)
         };
-        let (top, _) = self.index_block(self.footer.index)?;
-        let Some(found) = seek(&top) else {
+        let top = self
+            .index
+            .get_or_init(|| {
+                self.index_block(self.footer.index)
+                    .map(|(entries, _)| entries)
+            })
+            .as_ref()
+            .map_err(Clone::clone)?;
+        let Some(found) = seek(top) else {
             return Ok(None);
         };
         if self.index_type() != 2 {
