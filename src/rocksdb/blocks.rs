@@ -9,17 +9,20 @@
 //! ```
 
 use std::borrow::Cow;
+#[cfg(feature = "codecs")]
 use std::io::Read;
 
 use crate::error::{Corruption, Field};
 use crate::table::{
-    snappy, too_large, uncompressed_limit, varint64, BlockHandle, BlockIter, BlockKind,
-    Compression, KEY_EXPANSION,
+    snappy, varint64, BlockHandle, BlockIter, BlockKind, Compression, KEY_EXPANSION,
 };
+#[cfg(feature = "codecs")]
+use crate::table::{too_large, uncompressed_limit};
 use crate::Error;
 
 /// The most a RocksDB block uncompresses to, per byte stored: deflate's
 /// largest ratio.
+#[cfg(feature = "codecs")]
 pub(crate) const MAX_RATIO: usize = 1032;
 
 /// A data or index block's contents, uncompressed, and how it was stored.
@@ -33,16 +36,60 @@ pub(crate) fn uncompress<'a>(
     type_byte: u8,
     format_version: u32,
 ) -> Result<(Compression, Cow<'a, [u8]>), Error> {
+    let (compression, data) = match type_byte {
+        0 => return Ok((Compression::None, Cow::Borrowed(contents))),
+        1 => (
+            Compression::Snappy,
+            snappy(file_len, kind, handle, contents)?,
+        ),
+        2 | 4 | 5 | 7 | 0x40 => {
+            let at = Place {
+                file_len,
+                kind,
+                handle,
+            };
+            codec(at, contents, type_byte, format_version >= 2)?
+        }
+        // BZip2 (3), Xpress (6, Windows only), and types RocksDB 7.8 does
+        // not write.
+        _ => {
+            return Err(Error::Unsupported {
+                what: Field::CompressionType,
+                found: u64::from(type_byte),
+            })
+        }
+    };
+    Ok((compression, Cow::Owned(data)))
+}
+
+/// Where a block is, for its errors and bounds.
+#[derive(Clone, Copy)]
+struct Place {
+    #[cfg_attr(not(feature = "codecs"), allow(dead_code))]
+    file_len: usize,
+    kind: BlockKind,
+    handle: BlockHandle,
+}
+
+/// A Zlib (2), LZ4 (4, 5) or Zstd (7, 0x40) block uncompressed; `prefixed`
+/// where format_version >= 2 put the varint32 size before its bytes.
+#[cfg(feature = "codecs")]
+fn codec(
+    at: Place,
+    contents: &[u8],
+    type_byte: u8,
+    prefixed: bool,
+) -> Result<(Compression, Vec<u8>), Error> {
+    let Place {
+        file_len,
+        kind,
+        handle,
+    } = at;
     let corrupt = |what| Error::CorruptBlock {
         block: kind,
         offset: handle.offset,
         what,
     };
-    let unsupported = Error::Unsupported {
-        what: Field::CompressionType,
-        found: u64::from(type_byte),
-    };
-    let prefixed = format_version >= 2;
     // What a block may uncompress to: what the file's size allows, and no
     // more than deflate's largest ratio (1032) times the stored block, and
     // 64 KiB (Zstd and LZ4 blocks of RocksDB's sizes stay below).
@@ -53,7 +100,7 @@ pub(crate) fn uncompress<'a>(
             .saturating_add(64 << 10),
     );
     // The size before the codec's bytes, where there is one.
-    let sized = |contents: &'a [u8]| -> Result<(usize, &'a [u8]), Error> {
+    let sized = |contents| -> Result<(usize, &[u8]), Error> {
         let (size, rest) = varint64(contents)
             .filter(|&(size, _)| size <= u64::from(u32::MAX))
             .ok_or(corrupt(Corruption::BadUncompressedSize))?;
@@ -62,12 +109,7 @@ pub(crate) fn uncompress<'a>(
         }
         Ok((size as usize, rest))
     };
-    let (compression, data) = match type_byte {
-        0 => return Ok((Compression::None, Cow::Borrowed(contents))),
-        1 => (
-            Compression::Snappy,
-            snappy(file_len, kind, handle, contents)?,
-        ),
+    Ok(match type_byte {
         2 => {
             let (size, deflated) = match prefixed {
                 true => {
@@ -126,15 +168,32 @@ pub(crate) fn uncompress<'a>(
             check_size(&out, Some(size), size, kind, handle)?;
             (Compression::Zstd, out)
         }
-        // BZip2 (3), Xpress (6, Windows only), and types RocksDB 7.8 does
-        // not write.
-        _ => return Err(unsupported),
-    };
-    Ok((compression, Cow::Owned(data)))
+        _ => unreachable!("the caller sends codec types only"),
+    })
+}
+
+/// Without the `codecs` feature: Zlib, LZ4 and Zstd blocks are named, not read.
+#[cfg(not(feature = "codecs"))]
+fn codec(
+    at: Place,
+    _contents: &[u8],
+    type_byte: u8,
+    _prefixed: bool,
+) -> Result<(Compression, Vec<u8>), Error> {
+    Err(Error::UnsupportedCompression {
+        block: at.kind,
+        offset: at.handle.offset,
+        compression: match type_byte {
+            2 => Compression::Zlib,
+            4 | 5 => Compression::Lz4,
+            _ => Compression::Zstd,
+        },
+    })
 }
 
 /// Whether a codec's output has the size its prefix stated (if any) and no
 /// more than `cap` bytes.
+#[cfg(feature = "codecs")]
 fn check_size(
     out: &[u8],
     size: Option<usize>,
@@ -279,6 +338,46 @@ pub(crate) fn for_each_user_key(
             }
             Ok(None) => return Ok(keys),
             Err(what) => return Err(corrupt(what)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Without the `codecs` feature, a Zlib, LZ4 or Zstd block is named as
+    /// an unsupported compression; with it, bytes that are no such block
+    /// are corrupt: an error either way, never a panic.
+    #[test]
+    fn codec_blocks_are_read_or_named() {
+        let handle = BlockHandle {
+            offset: 100,
+            size: 4,
+        };
+        for (type_byte, compression) in [
+            (2, Compression::Zlib),
+            (4, Compression::Lz4),
+            (5, Compression::Lz4),
+            (7, Compression::Zstd),
+            (0x40, Compression::Zstd),
+        ] {
+            let got = uncompress(1000, BlockKind::Data, handle, &[9, 1, 2, 3], type_byte, 5);
+            if cfg!(feature = "codecs") {
+                assert!(
+                    matches!(got, Err(Error::CorruptBlock { offset: 100, .. })),
+                    "{type_byte}: {got:?}"
+                );
+            } else {
+                assert_eq!(
+                    got.unwrap_err(),
+                    Error::UnsupportedCompression {
+                        block: BlockKind::Data,
+                        offset: 100,
+                        compression,
+                    }
+                );
+            }
         }
     }
 }
