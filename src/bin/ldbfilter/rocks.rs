@@ -8,7 +8,7 @@ use leveldb_filter::rocksdb::{
     FilterBits, FilterCheck, FilterReport, KeyWalk, SstFile, SstFilter, TableCheck, ROCKSDB_MAGIC,
 };
 
-use crate::tables::{answer_word, table_error, PAST_LAST_KEY};
+use crate::tables::{answer_word, table_error, HandleJson, PAST_LAST_KEY};
 use crate::{escaped, shown, Failure};
 
 /// Whether `bytes` are a RocksDB table: its footer magic (format_version 1
@@ -128,7 +128,7 @@ pub fn inspect(path: &Path, bytes: &[u8], json: bool, out: &mut dyn Write) -> Re
                 format_version: footer.format_version,
                 checksum: footer.checksum.to_string(),
                 file_size: bytes.len(),
-                metaindex: (footer.metaindex.offset, footer.metaindex.size).into(),
+                metaindex: footer.metaindex.into(),
                 index: IndexJson {
                     offset: footer.index.offset,
                     size: footer.index.size,
@@ -348,18 +348,6 @@ struct SstJson<'a> {
     data_blocks: u64,
     keys: u64,
     filter: Option<SstFilterJson<'a>>,
-}
-
-#[derive(serde::Serialize)]
-struct HandleJson {
-    offset: u64,
-    size: u64,
-}
-
-impl From<(u64, u64)> for HandleJson {
-    fn from((offset, size): (u64, u64)) -> Self {
-        HandleJson { offset, size }
-    }
 }
 
 #[derive(serde::Serialize)]

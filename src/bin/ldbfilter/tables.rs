@@ -442,8 +442,9 @@ pub fn inspect(args: &InspectArgs) -> bool {
     })
 }
 
-/// `inspect`'s report of one table, written as it is computed: a line (or a
-/// JSON object) per filter, with nothing held per filter.
+/// `inspect`'s report of one table: as text, a line per filter written as
+/// it is computed; as JSON, one object (its filters' statistics, at most one
+/// a 2 KiB piece of the file, held until it is written).
 struct Report<'r, 't, 'a> {
     path: &'r Path,
     table: &'r Table<'a>,
@@ -567,10 +568,10 @@ impl Report<'_, '_, '_> {
                 Some(Err(problem)) => Some(problem.clone()),
                 _ => None,
             },
-            filters: Streamed(std::cell::RefCell::new(match &parsed {
-                Some(Ok(parsed)) => Some(self.filter_stats(parsed).map(StatJson::from)),
-                _ => None,
-            })),
+            filters: match &parsed {
+                Some(Ok(parsed)) => self.filter_stats(parsed).map(StatJson::from).collect(),
+                _ => Vec::new(),
+            },
             measured_fpr: self.measured().map(MeasuredJson::from),
         });
         let report = TableJson {
@@ -647,8 +648,7 @@ impl Report<'_, '_, '_> {
 
 /// `inspect --json`'s object for a LevelDB table.
 #[derive(serde::Serialize)]
-#[serde(bound(serialize = ""))]
-struct TableJson<'r, I: Iterator<Item = StatJson>> {
+struct TableJson<'r> {
     path: std::borrow::Cow<'r, str>,
     table: &'static str,
     file_size: usize,
@@ -658,11 +658,12 @@ struct TableJson<'r, I: Iterator<Item = StatJson>> {
     data_blocks: usize,
     keys: usize,
     key_format: String,
-    filter: Option<FilterJson<'r, I>>,
+    filter: Option<FilterJson<'r>>,
 }
 
+/// A block handle in `inspect --json`.
 #[derive(serde::Serialize)]
-struct HandleJson {
+pub(crate) struct HandleJson {
     offset: u64,
     size: u64,
 }
@@ -677,8 +678,7 @@ impl From<leveldb_filter::table::BlockHandle> for HandleJson {
 }
 
 #[derive(serde::Serialize)]
-#[serde(bound(serialize = ""))]
-struct FilterJson<'r, I: Iterator<Item = StatJson>> {
+struct FilterJson<'r> {
     policy: &'r str,
     hash_variant: &'r str,
     hash_variant_basis: &'static str,
@@ -686,8 +686,7 @@ struct FilterJson<'r, I: Iterator<Item = StatJson>> {
     size: usize,
     base_lg: Option<u8>,
     problem: Option<String>,
-    /// Written as they are computed: nothing held per filter.
-    filters: Streamed<I>,
+    filters: Vec<StatJson>,
     /// The rate measured on neighbours of the table's keys.
     measured_fpr: Option<MeasuredJson>,
 }
@@ -706,18 +705,6 @@ impl From<MeasuredFpr> for MeasuredJson {
             probed: m.probed,
             passed: m.passed,
             rate: Some(m.rate()).filter(|r| r.is_finite()),
-        }
-    }
-}
-
-/// A sequence serialized from an iterator as it runs (taken once).
-pub(crate) struct Streamed<I>(pub(crate) std::cell::RefCell<Option<I>>);
-
-impl<T: serde::Serialize, I: Iterator<Item = T>> serde::Serialize for Streamed<I> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self.0.borrow_mut().take() {
-            Some(items) => serializer.collect_seq(items),
-            None => serializer.collect_seq(std::iter::empty::<T>()),
         }
     }
 }
