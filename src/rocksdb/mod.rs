@@ -272,8 +272,9 @@ pub struct SstFile<'a> {
     properties: Entries,
     filter_name: Option<String>,
     filter: Result<Option<SstFilter<'a>>, Error>,
-    /// The (top-level) index's entries, read once, on the first lookup.
-    index: std::cell::OnceCell<Result<IndexEntries, Error>>,
+    /// The (top-level) index's entries and how the block was stored, read
+    /// once, when first needed.
+    index: std::cell::OnceCell<Result<(IndexEntries, Compression), Error>>,
 }
 
 impl<'a> SstFile<'a> {
@@ -467,6 +468,15 @@ impl<'a> SstFile<'a> {
         Ok((contents, compression))
     }
 
+    /// The index block's (the top level's, for a two-level index) entries
+    /// and compression, read on the first call and kept.
+    fn top_index(&self) -> Result<&(IndexEntries, Compression), Error> {
+        self.index
+            .get_or_init(|| self.index_block(self.footer.index))
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
     /// Whether index keys are user keys (the property
     /// `rocksdb.index.key.is.user.key`), else internal keys.
     fn index_keys_are_user_keys(&self) -> bool {
@@ -476,13 +486,13 @@ impl<'a> SstFile<'a> {
     /// The data blocks' handles in order, from the index (both levels of a
     /// two-level index), and the compressions of the index blocks read.
     fn data_blocks(&self) -> Result<(Vec<BlockHandle>, BTreeSet<Compression>), Error> {
-        let (top, compression) = self.index_block(self.footer.index)?;
-        let mut compressions = BTreeSet::from([compression]);
+        let (top, compression) = self.top_index()?;
+        let mut compressions = BTreeSet::from([*compression]);
         if self.index_type() != 2 {
-            return Ok((top.into_iter().map(|(_, h)| h).collect(), compressions));
+            return Ok((top.iter().map(|&(_, h)| h).collect(), compressions));
         }
         let mut blocks = Vec::new();
-        for (_, partition) in top {
+        for &(_, partition) in top {
             let (entries, compression) = self.index_block(partition)?;
             compressions.insert(compression);
             blocks.extend(entries.into_iter().map(|(_, h)| h));
@@ -510,8 +520,8 @@ impl<'a> SstFile<'a> {
 
     /// The data block RocksDB's index points a lookup of user key `key` to
     /// (the first entry whose key is not less than the key), or `None` past
-    /// the last key. The index is read on the first lookup and kept; a
-    /// two-level index's partition, on each.
+    /// the last key. The index is read once per table; a
+    /// two-level index's partition, on each lookup.
     pub fn data_block_for(&self, key: &[u8]) -> Result<Option<BlockHandle>, Error> {
         let internal = !self.index_keys_are_user_keys();
         let seek = |entries: &[(Vec<u8>, BlockHandle)]| {
@@ -519,14 +529,7 @@ impl<'a> SstFile<'a> {
             let found = entries.find(|(separator, _)| not_below(separator, key, internal));
             found.map(|&(_, handle)| handle)
         };
-        let top = self
-            .index
-            .get_or_init(|| {
-                self.index_block(self.footer.index)
-                    .map(|(entries, _)| entries)
-            })
-            .as_ref()
-            .map_err(Clone::clone)?;
+        let (top, _) = self.top_index()?;
         let Some(found) = seek(top) else {
             return Ok(None);
         };
