@@ -169,6 +169,19 @@ fn probes_agree_with_leveldb_table_lookup() {
     }
 }
 
+/// The Bloom policy a table's filter was written with: its hash variant as
+/// `verify_filter` finds it (unsigned where it cannot tell).
+fn written_with(table: &Table<'_>, stats: &leveldb_filter::verify::KeyStats) -> BloomFilterPolicy {
+    let variant = match verify_filter(table, stats, VerifyOptions::default()).unwrap() {
+        Verdict::Match {
+            variant: VariantFound::Signed,
+            ..
+        } => leveldb_filter::HashVariant::Signed,
+        _ => leveldb_filter::HashVariant::Unsigned,
+    };
+    BloomFilterPolicy::new(10).with_hash(variant)
+}
+
 /// The misuse that gave false negatives is gone: a database's table probed
 /// with the plain Bloom policy and the internal key format finds every key
 /// it holds (the probe asks the filter for the user key, as LevelDB's
@@ -182,14 +195,7 @@ fn probing_a_databases_table_finds_every_key() {
         if !stats.looks_internal || table.filter_block().is_none() {
             continue;
         }
-        let variant = match verify_filter(&table, &stats, VerifyOptions::default()).unwrap() {
-            Verdict::Match {
-                variant: VariantFound::Signed,
-                ..
-            } => leveldb_filter::HashVariant::Signed,
-            _ => leveldb_filter::HashVariant::Unsigned,
-        };
-        let policy = BloomFilterPolicy::new(10).with_hash(variant);
+        let policy = written_with(&table, &stats);
         let mut user_keys = Vec::new();
         for block in table.data_blocks() {
             let block = block.unwrap();
@@ -383,14 +389,7 @@ fn measured_fpr_counts_neighbours_the_table_does_not_hold() {
         } else {
             KeyFormat::User
         };
-        let variant = match verify_filter(&table, &stats, VerifyOptions::default()).unwrap() {
-            Verdict::Match {
-                variant: VariantFound::Signed,
-                ..
-            } => leveldb_filter::HashVariant::Signed,
-            _ => leveldb_filter::HashVariant::Unsigned,
-        };
-        let policy = BloomFilterPolicy::new(10).with_hash(variant);
+        let policy = written_with(&table, &stats);
         let m = leveldb_filter::verify::measure_fpr(&table, &policy, format).unwrap();
         // Every probed neighbour is absent: each the table holds is skipped,
         // so probing them one by one finds the same count.
