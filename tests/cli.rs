@@ -1,25 +1,13 @@
 //! `ldbfilter` as a user runs it: the four commands on LevelDB's golden
 //! vectors, and one clear line and a non-zero exit on bad input.
 
+mod run;
 mod vectors;
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
+use run::ldbfilter;
 use vectors::read_cases;
-
-fn ldbfilter(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ldbfilter"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // The tool may exit before reading all of stdin; a broken pipe is fine then.
-    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
-    child.wait_with_output().unwrap()
-}
 
 fn stdout(output: &Output) -> &str {
     assert!(

@@ -7,6 +7,7 @@
 
 use std::path::PathBuf;
 
+mod run;
 mod vectors;
 use vectors::unhex;
 
@@ -417,10 +418,7 @@ fn damaged_compressed_blocks_are_errors_not_panics() {
 #[test]
 fn the_command_line_reads_rocksdb_tables() {
     let run = |args: &[&str]| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ldbfilter"))
-            .args(args)
-            .output()
-            .unwrap();
+        let out = run::ldbfilter(args, "");
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
         assert!(out.status.success(), "{args:?}: {stderr}");
         String::from_utf8(out.stdout).unwrap()
@@ -471,10 +469,7 @@ fn the_command_line_names_a_damaged_table() {
     let path = std::env::temp_dir().join(format!("ldbfilter-damaged-{name}.sst"));
     std::fs::write(&path, &bad).unwrap();
     for command in ["verify", "inspect"] {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ldbfilter"))
-            .args([command, path.to_str().unwrap()])
-            .output()
-            .unwrap();
+        let out = run::ldbfilter(&[command, path.to_str().unwrap()], "");
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{command}: {stderr}");
         assert!(out.stdout.is_empty(), "{command}: nothing half-written");
@@ -528,10 +523,7 @@ fn a_changed_filter_bit_is_a_mismatch() {
         }
         let path = std::env::temp_dir().join(format!("ldbfilter-bit-{name}.sst"));
         std::fs::write(&path, &bad).unwrap();
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ldbfilter"))
-            .args(["verify", path.to_str().unwrap()])
-            .output()
-            .unwrap();
+        let out = run::ldbfilter(&["verify", path.to_str().unwrap()], "");
         std::fs::remove_file(&path).unwrap();
         assert_eq!(out.status.code(), Some(1), "{name}");
         assert!(

@@ -5,6 +5,8 @@
 //! same kind of database with LevelDB 1.23 itself.)
 #![cfg(feature = "rusty-leveldb")]
 
+mod run;
+
 use std::rc::Rc;
 
 use leveldb_filter::rusty::RustyPolicy;
@@ -64,11 +66,9 @@ fn a_rusty_database_on_this_crate_verifies_and_reads_back() {
             other => panic!("{}: {other:?}", table.display()),
         }
     }
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ldbfilter"))
-        .arg("verify")
-        .args(&tables)
-        .output()
-        .unwrap();
+    let mut args = vec![std::ffi::OsString::from("verify")];
+    args.extend(tables.iter().map(|t| t.clone().into_os_string()));
+    let out = run::ldbfilter(&args, "");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),

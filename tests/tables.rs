@@ -5,10 +5,10 @@
 mod arbitrary;
 mod crafted;
 mod reference;
+mod run;
 mod vectors;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use vectors::unhex;
 
@@ -221,22 +221,8 @@ fn probing_a_databases_table_finds_every_key() {
 /// argument list holds).
 #[test]
 fn cli_probe_reads_keys_from_stdin_and_files() {
-    use std::io::Write;
     let run = |args: &[&str], stdin: &str| {
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ldbfilter"))
-            .args(args)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(stdin.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
+        let out = run::ldbfilter(args, stdin);
         assert!(
             out.status.success(),
             "{}",
@@ -280,10 +266,7 @@ fn cli_probe_reads_keys_from_stdin_and_files() {
 }
 
 fn ldbfilter(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_ldbfilter"))
-        .args(args)
-        .output()
-        .unwrap()
+    run::ldbfilter(args, "")
 }
 
 #[test]
