@@ -209,6 +209,15 @@ pub struct Table<'a> {
     verify_checksums: bool,
 }
 
+/// How [`Table::open`] treats the blocks a lookup does not need.
+#[derive(Clone, Copy)]
+enum Open {
+    /// Every block must be sound; checksums checked or not.
+    Strict { checksums: bool },
+    /// As LevelDB's `Table::Open`: see [`Table::new_for_lookups`].
+    Lookups,
+}
+
 /// The filter block of a table, as the metaindex names it.
 #[derive(Clone, Debug)]
 pub struct TableFilter<'a> {
@@ -223,16 +232,32 @@ impl<'a> Table<'a> {
     /// Reads the footer, the index, the metaindex and the filter block,
     /// checking their checksums.
     pub fn new(file: &'a [u8]) -> Result<Self, Error> {
-        Self::open(file, true)
+        Self::open(file, Open::Strict { checksums: true })
     }
 
     /// As [`Table::new`], but skipping every checksum, as LevelDB does unless
     /// `verify_checksums` or `paranoid_checks` is set.
     pub fn new_unchecked(file: &'a [u8]) -> Result<Self, Error> {
-        Self::open(file, false)
+        Self::open(file, Open::Strict { checksums: false })
     }
 
-    fn open(file: &'a [u8], verify_checksums: bool) -> Result<Self, Error> {
+    /// Opens the table as LevelDB's `Table::Open` does for lookups
+    /// (`Table::InternalGet`), checksums checked: the footer and the index
+    /// must be sound; the metaindex and the filter block are not needed, so
+    /// that where they cannot be read (a block not in the file, not
+    /// uncompressed, not parsed) the table has no filter, and the filter is
+    /// the one LevelDB's seek of the metaindex finds: the entry whose key is
+    /// exactly `filter.<name>`, `<name>` taken from the first `filter.` entry
+    /// (a damaged restart array can hide an entry from the seek that a walk
+    /// meets). A checksum mismatch is still an error.
+    ///
+    /// [`Table::new`] is for checking a table: there every block must be sound.
+    pub fn new_for_lookups(file: &'a [u8]) -> Result<Self, Error> {
+        Self::open(file, Open::Lookups)
+    }
+
+    fn open(file: &'a [u8], how: Open) -> Result<Self, Error> {
+        let verify_checksums = !matches!(how, Open::Strict { checksums: false });
         let Some(footer_at) = file.len().checked_sub(FOOTER_LEN) else {
             return Err(Error::TruncatedFooter {
                 len: file.len() as u64,
@@ -260,8 +285,49 @@ impl<'a> Table<'a> {
             verify_checksums,
         };
         table.index = table.read_block(BlockKind::Index, index_handle)?;
-        table.filter = table.find_filter()?;
+        table.filter = match how {
+            Open::Strict { .. } => table.find_filter()?,
+            Open::Lookups => table.find_filter_as_leveldb()?,
+        };
         Ok(table)
+    }
+
+    /// The filter LevelDB's `ReadMeta` and `ReadFilter` find, for a policy
+    /// named as the first `filter.` entry: none where a block cannot be
+    /// read or the seek misses the entry; a checksum mismatch is an error.
+    fn find_filter_as_leveldb(&self) -> Result<Option<TableFilter<'a>>, Error> {
+        let unless_checksum = |result: Result<Block<'a>, Error>| match result {
+            Ok(block) => Ok(Some(block)),
+            Err(e @ Error::ChecksumMismatch { .. }) => Err(e),
+            Err(_) => Ok(None),
+        };
+        let Some(metaindex) =
+            unless_checksum(self.read_block(BlockKind::Metaindex, self.metaindex_handle))?
+        else {
+            return Ok(None);
+        };
+        let mut walk = metaindex.entries();
+        let key = loop {
+            match walk.next_entry() {
+                Ok(Some((key, _))) if key.starts_with(b"filter.") => break key.to_vec(),
+                Ok(Some(_)) => continue,
+                Ok(None) | Err(_) => return Ok(None),
+            }
+        };
+        let mut seek = metaindex.entries();
+        seek.seek(&key, <[u8]>::cmp);
+        if !seek.valid() || seek.key() != key {
+            return Ok(None);
+        }
+        let Some((handle, _)) = BlockHandle::decode(seek.value()) else {
+            return Ok(None);
+        };
+        Ok(
+            unless_checksum(self.read_block(BlockKind::Filter, handle))?.map(|block| TableFilter {
+                name: String::from_utf8_lossy(&key[b"filter.".len()..]).into_owned(),
+                block,
+            }),
+        )
     }
 
     /// The first metaindex entry named `filter.<name>`, read.

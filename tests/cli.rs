@@ -150,7 +150,7 @@ fn bad_input_gets_one_line_and_exit_1() {
     );
     assert_fails(
         &ldbfilter(&["bloom", "create", "--bits-per-key", "10"], "abc\n"),
-        "line 1: not hex: odd",
+        "line 1: not hex: an odd number of digits (3)",
     );
     assert_fails(
         &ldbfilter(&["bloom", "may-match", good], "61\n6\n"),
@@ -209,7 +209,7 @@ fn bad_input_gets_one_line_and_exit_1() {
             &["block", "build", "--bits-per-key", "10"],
             "start 18446744073709551615\n",
         ),
-        "past the limit",
+        "more than the limit of 64 MiB",
     );
 }
 

@@ -4,12 +4,15 @@
 //! gets one line on stderr, a non-zero exit and no partial output.
 
 use std::fmt;
-use std::io::{self, BufRead, Read, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod input;
 mod rocks;
 mod tables;
+
+use input::{lines, parse_hex, read_hex_file, Source};
 
 use clap::{Args, Parser, Subcommand};
 use leveldb_filter::{
@@ -37,7 +40,9 @@ enum Command {
     Inspect(tables::InspectArgs),
     /// For each key: the data block the index picks and whether the filter lets
     /// LevelDB's lookup read it. Prints `KEYHEX OFFSET may-match|absent`, or
-    /// `KEYHEX - past-last-key` when the index has no block for the key.
+    /// `KEYHEX - past-last-key` when the index has no block for the key, or
+    /// `KEYHEX - corrupt` (and exits 1) where LevelDB's lookup fails on a
+    /// corrupt index block.
     Probe(tables::ProbeArgs),
     /// Rebuild each table's filter block from its keys and compare it byte for byte.
     Verify(tables::VerifyArgs),
@@ -103,16 +108,18 @@ impl HashArg {
     }
 }
 
-const MAX_BITS_PER_KEY: i64 = 1 << 20;
-/// Largest filter (in bits) the tool will build: 2 GiB.
-const MAX_FILTER_BITS: u64 = 1 << 34;
-/// Largest data-block offset `block build` accepts: 2^24 filters of 2 KiB.
-const MAX_BLOCK_OFFSET: u64 = (1 << 35) - 1;
+/// The largest bits per key the tool takes (LevelDB takes any `int`): far
+/// past any useful setting (k stops growing at 44 bits per key).
+pub(crate) const MAX_BITS_PER_KEY: i64 = 1 << 20;
+/// The largest filter or filter block the tool builds: 64 MiB (128 MiB of
+/// hex), a thousand times a LevelDB table's. Checked from the keys' count
+/// and the offsets before anything is built.
+const MAX_OUTPUT_BYTES: u64 = 64 << 20;
 
 /// What went wrong, said in one line.
 pub(crate) enum Failure {
     Line {
-        source: &'static str,
+        source: String,
         line: usize,
         what: String,
     },
@@ -166,17 +173,55 @@ pub(crate) fn one_line_json(value: &impl serde::Serialize) -> io::Result<String>
         .replace('\u{2029}', "\\u2029"))
 }
 
-/// A path as printed: lossy UTF-8, escaped as [`escaped`] does.
+/// A path as printed: escaped as [`escaped`] does, and each byte that is not
+/// UTF-8 as `\xNN` (a backslash in the path being `\\`, the two cannot be
+/// confused).
 pub(crate) fn shown(path: &Path) -> String {
-    escaped(&path.to_string_lossy()).into_owned()
+    let bytes = path.as_os_str().as_encoded_bytes();
+    let mut s = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        s.push_str(&escaped(chunk.valid()));
+        for b in chunk.invalid() {
+            s.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    s
+}
+
+/// A path in JSON: `path` as UTF-8 (a byte that is not UTF-8 replaced by
+/// U+FFFD) and, for a path that is not UTF-8, `path_hex`: its bytes, exactly.
+#[derive(serde::Serialize)]
+pub(crate) struct PathJson<'p> {
+    path: std::borrow::Cow<'p, str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    path_hex: Option<String>,
+}
+
+impl<'p> PathJson<'p> {
+    pub(crate) fn new(path: &'p Path) -> Self {
+        let path_hex = path.to_str().is_none().then(|| {
+            let mut hex = Vec::new();
+            let _ = push_hex_line(&mut hex, path.as_os_str().as_encoded_bytes());
+            hex.pop();
+            String::from_utf8_lossy(&hex).into_owned()
+        });
+        PathJson {
+            path: path.to_string_lossy(),
+            path_hex,
+        }
+    }
 }
 
 fn main() -> ExitCode {
-    let output = match Cli::parse().command {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(&e),
+    };
+    let output = match cli.command {
         // These print as they go, a line per table, and go on past a bad one.
         Command::Inspect(args) => return exit_code(tables::inspect(&args)),
         Command::Verify(args) => return exit_code(tables::verify(&args)),
-        Command::Probe(args) => tables::probe_keys(&args),
+        Command::Probe(args) => return exit_code(tables::probe_keys(&args)),
         Command::Bloom(command) => bloom(command),
         Command::Block(command) => block(command),
     };
@@ -195,6 +240,55 @@ fn main() -> ExitCode {
     }
 }
 
+/// Help and version as clap prints them; a usage error in one line on
+/// stderr, with the usage it broke, and exit 1 as for any bad input.
+fn usage_error(e: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        let _ = e.print();
+        return ExitCode::SUCCESS;
+    }
+    eprintln!("ldbfilter: {}", one_line_usage(e));
+    ExitCode::FAILURE
+}
+
+/// clap's message for `e` in one line: its paragraphs joined, the usage in
+/// parentheses; for a missing command, the commands there are.
+fn one_line_usage(e: &clap::Error) -> String {
+    let rendered = e.render().to_string();
+    let words = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut what = Vec::new();
+    let mut usage = None;
+    let mut commands = Vec::new();
+    for paragraph in rendered.split("\n\n") {
+        let paragraph = paragraph.trim();
+        if let Some(line) = paragraph.strip_prefix("Usage: ") {
+            usage = Some(words(line));
+        } else if let Some(list) = paragraph.strip_prefix("Commands:") {
+            commands.extend(
+                list.lines()
+                    .filter_map(|line| line.split_whitespace().next())
+                    .filter(|&name| name != "help"),
+            );
+        } else if e.kind() != clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            && !paragraph.starts_with("For more information")
+            && !paragraph.is_empty()
+        {
+            what.push(words(
+                paragraph.strip_prefix("error: ").unwrap_or(paragraph),
+            ));
+        }
+    }
+    if what.is_empty() {
+        what.push(format!("a command is needed: {}", commands.join(", ")));
+    }
+    let line = what.join("; ");
+    match usage {
+        Some(usage) => format!("{line} (usage: {usage}; more with --help)"),
+        None => format!("{line} (more with --help)"),
+    }
+}
+
 fn exit_code(ok: bool) -> ExitCode {
     if ok {
         ExitCode::SUCCESS
@@ -205,26 +299,35 @@ fn exit_code(ok: bool) -> ExitCode {
 
 fn bloom(command: BloomCommand) -> Result<Vec<u8>, Failure> {
     let mut out = Vec::new();
+    let text = Source::Stdin.read()?;
     match command {
         BloomCommand::Create(args) => {
-            let keys = stdin_lines()?
-                .iter()
-                .enumerate()
-                .map(|(i, line)| parse_hex(line).map_err(|what| stdin_error(i, what)))
-                .collect::<Result<Vec<_>, _>>()?;
-            check_filter_size(keys.len(), args.bits_per_key)?;
-            let keys: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+            // The keys end to end, and where each starts: no allocation per key.
+            let (mut keys, mut starts) = (Vec::new(), Vec::new());
+            for (i, line) in lines(&text) {
+                starts.push(keys.len());
+                input::parse_hex_into(line, &mut keys)
+                    .map_err(|what| Source::Stdin.line_error(i, what))?;
+            }
+            let bytes = filter_bytes(starts.len() as u64, args.bits_per_key);
+            check_output(bytes, || {
+                format!(
+                    "{} keys at {} bits per key make a filter of {bytes} bytes",
+                    starts.len(),
+                    args.bits_per_key
+                )
+            })?;
             let mut filter = Vec::new();
             args.hash
                 .policy(args.bits_per_key)
-                .create_filter(&keys, &mut filter);
-            push_hex_line(&mut out, &filter);
+                .create_filter_from_offsets(&keys, &starts, &mut filter);
+            push_hex_line(&mut out, &filter)?;
         }
         BloomCommand::MayMatch(args) => {
             let filter = read_hex_file(&args.file)?;
             let policy = args.hash.policy(0);
-            for (i, line) in stdin_lines()?.iter().enumerate() {
-                let key = parse_hex(line).map_err(|what| stdin_error(i, what))?;
+            for (i, line) in lines(&text) {
+                let key = parse_hex(line).map_err(|what| Source::Stdin.line_error(i, what))?;
                 push_answer(&mut out, policy.key_may_match(&key, &filter));
             }
         }
@@ -234,27 +337,20 @@ fn bloom(command: BloomCommand) -> Result<Vec<u8>, Failure> {
 
 fn block(command: BlockCommand) -> Result<Vec<u8>, Failure> {
     let mut out = Vec::new();
+    let text = Source::Stdin.read()?;
     match command {
         BlockCommand::Build(args) => {
-            let calls = parse_calls(&stdin_lines()?)?;
-            let keys = calls.iter().filter(|c| matches!(c, Call::Key(_))).count();
-            check_filter_size(keys, args.bits_per_key)?;
-            let mut builder = FilterBlockBuilder::new(args.hash.policy(args.bits_per_key));
-            for call in &calls {
-                match call {
-                    Call::Start(offset) => builder.start_block(*offset),
-                    Call::Key(key) => builder.add_key(key),
-                }
-            }
-            push_hex_line(&mut out, builder.finish());
+            let block = build_block(&text, &args)?;
+            push_hex_line(&mut out, &block)?;
         }
         BlockCommand::MayMatch(args) => {
             let block = read_hex_file(&args.file)?;
             let reader = FilterBlockReader::new(args.hash.policy(0), &block);
-            for (i, line) in stdin_lines()?.iter().enumerate() {
+            for (i, line) in lines(&text) {
+                let error = |what| Source::Stdin.line_error(i, what);
                 let (offset, key) = line.split_once(' ').unwrap_or((line, ""));
-                let offset = parse_offset(offset).map_err(|what| stdin_error(i, what))?;
-                let key = parse_hex(key).map_err(|what| stdin_error(i, what))?;
+                let offset = parse_offset(offset).map_err(error)?;
+                let key = parse_hex(key).map_err(error)?;
                 push_answer(&mut out, reader.key_may_match(offset, &key));
             }
         }
@@ -262,100 +358,88 @@ fn block(command: BlockCommand) -> Result<Vec<u8>, Failure> {
     Ok(out)
 }
 
-enum Call {
-    Start(u64),
-    Key(Vec<u8>),
-}
-
-/// `start OFFSET` and `key HEX` lines; offsets must not go back across a
-/// 2 KiB filter range.
-fn parse_calls(lines: &[String]) -> Result<Vec<Call>, Failure> {
-    let mut calls = Vec::with_capacity(lines.len());
-    let mut last_offset = 0;
-    for (i, line) in lines.iter().enumerate() {
+/// `start OFFSET` and `key HEX` lines, in call order, into a filter block.
+/// Offsets must not go back across a 2 KiB filter range; the block the calls
+/// make, bounded from the offsets and keys so far, must stay within
+/// [`MAX_OUTPUT_BYTES`] before each call is made.
+fn build_block(text: &str, args: &CreateArgs) -> Result<Vec<u8>, Failure> {
+    let mut builder = FilterBlockBuilder::new(args.hash.policy(args.bits_per_key));
+    let (mut last_offset, mut keys) = (0u64, 0u64);
+    for (i, line) in lines(text) {
+        let error = |what| Source::Stdin.line_error(i, what);
         let (verb, arg) = line.split_once(' ').unwrap_or((line, ""));
-        let call = match verb {
+        match verb {
             "start" => {
-                let offset = parse_offset(arg).map_err(|what| stdin_error(i, what))?;
+                let offset = parse_offset(arg).map_err(error)?;
                 // Back within the last block's 2 KiB range changes nothing,
                 // as in LevelDB and the library; back across it is a caller
                 // bug LevelDB asserts against.
                 if offset / 2048 < last_offset / 2048 {
-                    return Err(stdin_error(
-                        i,
-                        format!("offset {offset} goes back across a 2 KiB filter range (a block started at {last_offset}, whose filter is cut)"),
-                    ));
+                    return Err(error(format!("offset {offset} goes back across a 2 KiB filter range (a block started at {last_offset}, whose filter is cut)")));
                 }
-                if offset > MAX_BLOCK_OFFSET {
-                    return Err(stdin_error(
-                        i,
-                        format!("offset {offset} is past the limit {MAX_BLOCK_OFFSET}"),
-                    ));
-                }
+                let bytes = block_bytes(offset, keys, args.bits_per_key);
+                check_output(bytes, || {
+                    format!("offset {offset} makes a filter block of at least {bytes} bytes (4 for each 2 KiB range)")
+                })
+                .map_err(|failure| error(failure.to_string()))?;
                 last_offset = last_offset.max(offset);
-                Call::Start(offset)
+                builder.start_block(offset);
             }
-            "key" => Call::Key(parse_hex(arg).map_err(|what| stdin_error(i, what))?),
-            "" if arg.is_empty() => continue,
+            "key" => {
+                let key = parse_hex(arg).map_err(error)?;
+                keys += 1;
+                let bytes = block_bytes(last_offset, keys, args.bits_per_key);
+                check_output(bytes, || {
+                    format!(
+                        "{keys} keys at {} bits per key make a filter block of up to {bytes} bytes",
+                        args.bits_per_key
+                    )
+                })
+                .map_err(|failure| error(failure.to_string()))?;
+                builder.add_key(&key);
+            }
+            "" if arg.is_empty() => {}
             _ => {
-                return Err(stdin_error(
-                    i,
-                    format!("expected `start OFFSET` or `key HEX`, found {line:?}"),
-                ))
+                return Err(error(format!(
+                    "expected `start OFFSET` or `key HEX`, found {:?}",
+                    line
+                )))
             }
-        };
-        calls.push(call);
+        }
     }
-    Ok(calls)
+    Ok(builder.finish().to_vec())
 }
 
-fn check_filter_size(keys: usize, bits_per_key: u32) -> Result<(), Failure> {
-    let bits = keys as u64 * u64::from(bits_per_key);
-    if bits > MAX_FILTER_BITS {
+/// The length of LevelDB's filter for `keys` keys.
+fn filter_bytes(keys: u64, bits_per_key: u32) -> u64 {
+    keys.saturating_mul(u64::from(bits_per_key))
+        .max(64)
+        .div_ceil(8)
+        + 1
+}
+
+/// The most a filter block can take for `keys` keys in blocks up to
+/// `last_offset`: an offset for each 2 KiB range (and the array's), a filter
+/// for each range that holds keys (each at least 9 bytes), their bits.
+fn block_bytes(last_offset: u64, keys: u64, bits_per_key: u32) -> u64 {
+    let ranges = last_offset / 2048 + 1;
+    let filters = keys.min(ranges);
+    4u64.saturating_mul(ranges + 1)
+        .saturating_add(9u64.saturating_mul(filters))
+        .saturating_add(keys.saturating_mul(u64::from(bits_per_key)) / 8)
+        .saturating_add(1)
+}
+
+/// An error if `bytes` of output pass [`MAX_OUTPUT_BYTES`]; `what` says why so many.
+fn check_output(bytes: u64, what: impl FnOnce() -> String) -> Result<(), Failure> {
+    if bytes > MAX_OUTPUT_BYTES {
         return Err(Failure::Input(format!(
-            "{keys} keys at {bits_per_key} bits per key make {bits} bits, more than the limit {MAX_FILTER_BITS}"
+            "{}, more than the limit of {} MiB",
+            what(),
+            MAX_OUTPUT_BYTES >> 20
         )));
     }
     Ok(())
-}
-
-fn stdin_error(index: usize, what: String) -> Failure {
-    Failure::Line {
-        source: "<stdin>",
-        line: index + 1,
-        what,
-    }
-}
-
-/// Lines of stdin without their `\n` or `\r\n`.
-pub(crate) fn stdin_lines() -> Result<Vec<String>, Failure> {
-    let mut lines = Vec::new();
-    for (i, line) in io::stdin().lock().lines().enumerate() {
-        let line = line.map_err(|e| match e.kind() {
-            io::ErrorKind::InvalidData => stdin_error(i, "not UTF-8 text".into()),
-            _ => Failure::Io("reading stdin".into(), e),
-        })?;
-        lines.push(match line.strip_suffix('\r') {
-            Some(stripped) => stripped.to_owned(),
-            None => line,
-        });
-    }
-    Ok(lines)
-}
-
-fn read_hex_file(path: &Path) -> Result<Vec<u8>, Failure> {
-    let file_error = |what: String| Failure::File {
-        path: path.to_owned(),
-        what,
-    };
-    let mut text = String::new();
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_to_string(&mut text))
-        .map_err(|e| match e.kind() {
-            io::ErrorKind::InvalidData => file_error("not hex text (not UTF-8)".into()),
-            _ => file_error(e.to_string()),
-        })?;
-    parse_hex(text.trim()).map_err(file_error)
 }
 
 fn parse_offset(text: &str) -> Result<u64, String> {
@@ -364,41 +448,22 @@ fn parse_offset(text: &str) -> Result<u64, String> {
     })
 }
 
-pub(crate) fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
-    fn nibble(c: u8) -> Option<u8> {
-        match c {
-            b'0'..=b'9' => Some(c - b'0'),
-            b'a'..=b'f' => Some(c - b'a' + 10),
-            b'A'..=b'F' => Some(c - b'A' + 10),
-            _ => None,
-        }
-    }
-    let bytes = text.as_bytes();
-    if !bytes.len().is_multiple_of(2) {
-        return Err(format!("not hex: odd number of digits ({})", bytes.len()));
-    }
-    bytes
-        .chunks_exact(2)
-        .enumerate()
-        .map(|(i, pair)| match (nibble(pair[0]), nibble(pair[1])) {
-            (Some(hi), Some(lo)) => Ok(hi << 4 | lo),
-            _ => Err(format!(
-                "not hex: {:?} at column {}",
-                String::from_utf8_lossy(pair),
-                2 * i + 1
-            )),
-        })
-        .collect()
-}
-
-fn push_hex_line(out: &mut Vec<u8>, bytes: &[u8]) {
+/// `bytes` as one line of lowercase hex; an error if the memory for it is
+/// not there.
+fn push_hex_line(out: &mut Vec<u8>, bytes: &[u8]) -> Result<(), Failure> {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    out.reserve(bytes.len() * 2 + 1);
+    out.try_reserve_exact(bytes.len() * 2 + 1).map_err(|_| {
+        Failure::Input(format!(
+            "not enough memory for {} bytes of hex output",
+            bytes.len() * 2
+        ))
+    })?;
     for &b in bytes {
         out.push(DIGITS[usize::from(b >> 4)]);
         out.push(DIGITS[usize::from(b & 15)]);
     }
     out.push(b'\n');
+    Ok(())
 }
 
 fn push_answer(out: &mut Vec<u8>, answer: bool) {

@@ -123,7 +123,7 @@ pub fn inspect(path: &Path, bytes: &[u8], json: bool, out: &mut dyn Write) -> Re
     let write = |out: &mut dyn Write| -> io::Result<()> {
         if json {
             let report = SstJson {
-                path: path.to_string_lossy(),
+                path: crate::PathJson::new(path),
                 table: "rocksdb",
                 format_version: footer.format_version,
                 checksum: footer.checksum.to_string(),
@@ -252,16 +252,17 @@ pub fn inspect(path: &Path, bytes: &[u8], json: bool, out: &mut dyn Write) -> Re
 /// `KEYHEX OFFSET may-match|absent` for each key: the data block RocksDB's
 /// index points the key to and whether the filter lets `Get` read it; `KEYHEX
 /// - past-last-key` past the last key, where the table cannot hold it.
-pub fn probe(path: &Path, bytes: &[u8], keys: &[(String, Vec<u8>)]) -> Result<String, Failure> {
+pub fn probe(path: &Path, bytes: &[u8], keys: &[&str]) -> Result<String, Failure> {
     let sst = SstFile::open(bytes).map_err(table_error(path))?;
     let mut out = String::new();
-    for (text, key) in keys {
-        let block = sst.data_block_for(key).map_err(table_error(path))?;
+    for text in keys {
+        let key = crate::input::parse_hex(text).unwrap_or_default();
+        let block = sst.data_block_for(&key).map_err(table_error(path))?;
         let (offset, answer) = match block {
             None => ("-".to_string(), PAST_LAST_KEY),
             Some(handle) => (
                 handle.offset.to_string(),
-                answer_word(sst.key_may_match(key)),
+                answer_word(sst.key_may_match(&key)),
             ),
         };
         out.push_str(&format!("{text} {offset} {answer}\n"));
@@ -337,7 +338,8 @@ fn mismatch(report: &FilterReport) -> Option<String> {
 /// `inspect --json`'s object for a RocksDB table.
 #[derive(serde::Serialize)]
 struct SstJson<'a> {
-    path: std::borrow::Cow<'a, str>,
+    #[serde(flatten)]
+    path: crate::PathJson<'a>,
     table: &'static str,
     format_version: u32,
     checksum: String,

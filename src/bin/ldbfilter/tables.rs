@@ -5,14 +5,16 @@ use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
-use leveldb_filter::table::{Table, TableFilter};
+use leveldb_filter::rocksdb::ROCKSDB_MAGIC;
+use leveldb_filter::table::{Table, TableFilter, FOOTER_LEN, TABLE_MAGIC};
 use leveldb_filter::verify::{
     measure_fpr, probe, variants_for_name, verify_filter, BloomStats, KeyFormat, KeyStats,
     MeasuredFpr, Probe, VariantFound, Verdict, VerifyOptions,
 };
 use leveldb_filter::{BloomFilterPolicy, FilterBlock, HashVariant};
 
-use crate::{escaped, parse_hex, rocks, shown, Failure};
+use crate::input::{self, parse_hex, Source};
+use crate::{escaped, rocks, shown, Failure};
 
 /// `--keys`, `--hash`: what to take as given instead of detecting it.
 #[derive(Args)]
@@ -88,43 +90,37 @@ pub struct ProbeArgs {
 }
 
 impl ProbeArgs {
-    /// The keys as given (hex text) and as bytes: from the arguments, the
-    /// --keys-from file, or stdin.
-    fn keys(&self) -> Result<Vec<(String, Vec<u8>)>, Failure> {
-        let (lines, source) = match (&self.keys_from, self.key_hex.is_empty()) {
-            (Some(path), _) if path.as_os_str() != "-" => {
-                let text = std::fs::read_to_string(path).map_err(|e| Failure::File {
-                    path: path.clone(),
-                    what: e.to_string(),
-                })?;
-                let lines = text.lines().map(|l| l.trim_end_matches('\r').to_string());
-                (lines.collect(), "--keys-from file")
-            }
-            (Some(_), _) | (None, true) => (crate::stdin_lines()?, "<stdin>"),
-            (None, false) => {
-                return self
-                    .key_hex
-                    .iter()
-                    .map(|k| match parse_hex(k) {
-                        Ok(key) => Ok((k.clone(), key)),
-                        Err(what) => Err(Failure::Input(format!("key {k:?}: {what}"))),
-                    })
-                    .collect();
-            }
+    /// Where the keys come from: the arguments, or the text of the
+    /// --keys-from file or stdin (then read, at most [`MAX_TEXT`] bytes).
+    fn key_text(&self) -> Result<Option<(Source<'_>, String)>, Failure> {
+        let source = match (&self.keys_from, self.key_hex.is_empty()) {
+            (Some(path), _) if path.as_os_str() != "-" => Source::File(path),
+            (Some(_), _) | (None, true) => Source::Stdin,
+            (None, false) => return Ok(None),
         };
-        lines
-            .into_iter()
-            .enumerate()
-            .map(|(i, line)| match parse_hex(&line) {
-                Ok(key) => Ok((line, key)),
-                Err(what) => Err(Failure::Line {
-                    source,
-                    line: i + 1,
-                    what,
-                }),
-            })
-            .collect()
+        Ok(Some((source, source.read()?)))
     }
+}
+
+/// Probe keys as given (hex text), each checked to be hex: the arguments or
+/// the lines of a text.
+fn hex_keys<'k>(
+    args: &'k [String],
+    text: Option<&'k (Source<'_>, String)>,
+) -> Result<Vec<&'k str>, Failure> {
+    let keys: Vec<&str> = match text {
+        Some((_, text)) => text.lines().collect(),
+        None => args.iter().map(String::as_str).collect(),
+    };
+    for (i, key) in keys.iter().enumerate() {
+        if let Err(what) = parse_hex(key) {
+            return Err(match text {
+                Some((source, _)) => source.line_error(i, what),
+                None => Failure::Input(format!("key {key:?}: {what}")),
+            });
+        }
+    }
+    Ok(keys)
 }
 
 #[derive(Args)]
@@ -133,8 +129,8 @@ pub struct VerifyArgs {
     #[arg(required = true, value_name = "TABLE")]
     tables: Vec<PathBuf>,
     /// Bits per key, instead of inferring it from the filters' sizes.
-    #[arg(long)]
-    bits_per_key: Option<usize>,
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=crate::MAX_BITS_PER_KEY))]
+    bits_per_key: Option<u32>,
     #[command(flatten)]
     detect: Detect,
 }
@@ -145,15 +141,10 @@ struct Loaded {
 }
 
 impl Loaded {
+    /// The file, once its size and last bytes look like a table's.
     fn read(path: &Path) -> Result<Self, Failure> {
-        let file_error = |what: String| Failure::File {
-            path: path.to_owned(),
-            what,
-        };
-        if path.is_dir() {
-            return Err(file_error("is a directory, not a table file".into()));
-        }
-        let bytes = std::fs::read(path).map_err(|e| file_error(e.to_string()))?;
+        let magics = [TABLE_MAGIC, ROCKSDB_MAGIC];
+        let bytes = input::read_table_file(path, &magics, FOOTER_LEN as u64)?;
         Ok(Loaded { bytes })
     }
 
@@ -271,8 +262,12 @@ pub fn verify(args: &VerifyArgs) -> bool {
             return Ok(ok);
         }
         let (table, stats) = loaded.open(path)?;
-        let verdict = verify_filter(&table, &stats, args.detect.options(args.bits_per_key))
-            .map_err(table_error(path))?;
+        let verdict = verify_filter(
+            &table,
+            &stats,
+            args.detect.options(args.bits_per_key.map(|b| b as usize)),
+        )
+        .map_err(table_error(path))?;
         let path = shown(path);
         let (line, ok) = match verdict {
             Verdict::NoFilter => (format!("{path}: no filter block"), true),
@@ -304,14 +299,24 @@ pub fn verify(args: &VerifyArgs) -> bool {
 /// with the hash variant to read it with: from `--hash`, else the policy
 /// name. Only under `leveldb.BuiltinBloomFilter`, which LevelDB <= 1.17 wrote
 /// signed and goleveldb unsigned, and only when some key hashes differently
-/// under the two, is the filter rebuilt to tell which.
+/// under the two, is the filter rebuilt to tell which; where it does not
+/// rebuild, the variant is the one under which every key the table holds
+/// may match (see [`members_match`]).
+///
+/// Without `stats` (a data block that does not read: `probe` still answers
+/// for the others, as LevelDB does), the key format is judged from the
+/// index's keys and the variant from the keys of the blocks that read.
 fn detect<'t, 'a>(
     table: &'t Table<'a>,
-    stats: &KeyStats,
+    stats: Option<&KeyStats>,
     detect: &Detect,
 ) -> Result<(KeyFormat, Option<FilterFound<'t, 'a>>), leveldb_filter::Error> {
     let options = detect.options(None);
-    let format = options.key_format.unwrap_or(if stats.looks_internal {
+    let looks_internal = match stats {
+        Some(stats) => stats.looks_internal,
+        None => index_looks_internal(table),
+    };
+    let format = options.key_format.unwrap_or(if looks_internal {
         KeyFormat::Internal
     } else {
         KeyFormat::User
@@ -329,15 +334,15 @@ fn detect<'t, 'a>(
     let Some(named) = variants_for_name(&filter.name) else {
         return Ok((format, found(None, "unknown", "unknown policy")));
     };
-    let (variant, what, basis) = match (options.variant, named) {
-        (Some(v), _) => (v, v.to_string(), "as given"),
-        (None, &[v]) => (v, v.to_string(), "from the policy name"),
-        (None, _) if !stats.tells_variants_apart(format) => (
+    let (variant, what, basis) = match (options.variant, named, stats) {
+        (Some(v), _, _) => (v, v.to_string(), "as given"),
+        (None, &[v], _) => (v, v.to_string(), "from the policy name"),
+        (None, _, Some(stats)) if !stats.tells_variants_apart(format) => (
             named[0],
             VariantFound::Either.to_string(),
             "no key tells them apart",
         ),
-        (None, _) => {
+        (None, _, Some(stats)) => {
             let options = VerifyOptions {
                 key_format: Some(format),
                 ..VerifyOptions::default()
@@ -359,15 +364,86 @@ fn detect<'t, 'a>(
                     "unsigned".into(),
                     "decided from the table's keys",
                 ),
-                _ => (
-                    named[0],
-                    named[0].to_string(),
-                    "a guess: the filter does not rebuild",
-                ),
+                _ => members_match(table, filter, format, named[0]),
             }
         }
+        (None, _, None) => members_match(table, filter, format, named[0]),
     };
     Ok((format, found(Some(variant), &what, basis)))
+}
+
+/// Whether the index's keys (read in order, up to any damage) look like a
+/// database's: each at least 8 bytes, its tag's type 0 or 1 (LevelDB's
+/// separators carry the largest sequence number and type 1).
+fn index_looks_internal(table: &Table<'_>) -> bool {
+    let mut any = false;
+    for entry in table.index_entries() {
+        let Ok(entry) = entry else { break };
+        let key = &entry.key;
+        if key.len() < 8 || key[key.len() - 8] > 1 {
+            return false;
+        }
+        any = true;
+    }
+    any
+}
+
+/// The hash variant under which every key of the data blocks that read may
+/// match its block's filter (a filter has no false negatives; under the
+/// other variant, a key whose hash differs is missed but by chance): for a
+/// filter that does not rebuild, or a table some of whose blocks do not read.
+/// `fallback` where both or neither pass.
+fn members_match(
+    table: &Table<'_>,
+    filter: &TableFilter<'_>,
+    format: KeyFormat,
+    fallback: HashVariant,
+) -> (HashVariant, String, &'static str) {
+    let variants = [HashVariant::Unsigned, HashVariant::Signed];
+    let readers = variants.map(|v| {
+        leveldb_filter::FilterBlockReader::new(
+            BloomFilterPolicy::new(10).with_hash(v),
+            &filter.block.contents,
+        )
+    });
+    let mut passes = [true; 2];
+    for entry in table.index_entries() {
+        let Ok(entry) = entry else { break };
+        let Ok(block) = table.read_block(leveldb_filter::table::BlockKind::Data, entry.handle)
+        else {
+            continue;
+        };
+        let mut entries = block.entries();
+        while let Ok(Some((key, _))) = entries.next_entry() {
+            let key = match format {
+                KeyFormat::Internal if key.len() >= 8 => &key[..key.len() - 8],
+                _ => key,
+            };
+            for (pass, reader) in passes.iter_mut().zip(&readers) {
+                *pass &= reader.key_may_match(entry.handle.offset, key);
+            }
+            if passes == [false; 2] {
+                break;
+            }
+        }
+    }
+    match passes {
+        [true, false] => (
+            HashVariant::Unsigned,
+            "unsigned".into(),
+            "every key of the table may match under it",
+        ),
+        [false, true] => (
+            HashVariant::Signed,
+            "signed".into(),
+            "every key of the table may match under it",
+        ),
+        _ => (
+            fallback,
+            fallback.to_string(),
+            "a guess: the filter does not rebuild",
+        ),
+    }
 }
 
 /// A table's filter block and policy, as [`detect`] finds them.
@@ -379,29 +455,75 @@ struct FilterFound<'t, 'a> {
     basis: (String, &'static str),
 }
 
-pub fn probe_keys(args: &ProbeArgs) -> Result<Vec<u8>, Failure> {
-    let keys = args.keys()?;
+/// `probe`: the table read and the keys checked before a line is written;
+/// then a line per key. A key whose lookup LevelDB fails (a corrupt index
+/// block on its path: its `Get` returns `Corruption`) is answered
+/// `corrupt`, and the run ends with one line on stderr and exit 1.
+pub fn probe_keys(args: &ProbeArgs) -> bool {
     let path = &args.table;
-    let loaded = Loaded::read(path)?;
-    if rocks::is_rocksdb(&loaded.bytes) {
-        return Ok(rocks::probe(path, &loaded.bytes, &keys)?.into_bytes());
-    }
-    let (table, stats) = loaded.open(path)?;
-    let (format, found) = detect(&table, &stats, &args.detect).map_err(table_error(path))?;
-    let policy = found
-        .and_then(|found| found.variant)
-        .map(|variant| BloomFilterPolicy::new(10).with_hash(variant));
-    let mut out = String::new();
-    for (text, key) in &keys {
-        let answer = probe(&table, policy.as_ref(), format, key).map_err(table_error(path))?;
-        let (offset, answer) = match answer {
-            Probe::PastLastKey => ("-".to_string(), PAST_LAST_KEY),
-            Probe::Block { offset, may_match } => (offset.to_string(), answer_word(may_match)),
+    let result = (|| {
+        let text = args.key_text()?;
+        let keys = hex_keys(&args.key_hex, text.as_ref())?;
+        let loaded = Loaded::read(path)?;
+        let mut stdout = io::BufWriter::new(io::stdout().lock());
+        if rocks::is_rocksdb(&loaded.bytes) {
+            let out = rocks::probe(path, &loaded.bytes, &keys)?;
+            stdout.write_all(out.as_bytes()).map_err(write_error)?;
+            return stdout.flush().map_err(write_error).map(|()| None);
+        }
+        let table = Table::new_for_lookups(&loaded.bytes).map_err(table_error(path))?;
+        // A block whose checksum fails is an error, as it is to LevelDB
+        // when checksums are verified; a data block that does not parse
+        // leaves the lookups of the others standing, as in LevelDB.
+        let stats = match table.key_stats() {
+            Ok(stats) => Some(stats),
+            Err(e @ leveldb_filter::Error::ChecksumMismatch { .. }) => {
+                return Err(table_error(path)(e))
+            }
+            Err(_) => None,
         };
-        let _ = writeln!(out, "{text} {offset} {answer}");
+        let (format, found) =
+            detect(&table, stats.as_ref(), &args.detect).map_err(table_error(path))?;
+        let policy = found
+            .and_then(|found| found.variant)
+            .map(|variant| BloomFilterPolicy::new(10).with_hash(variant));
+        let mut corrupt = (0, None);
+        for text in keys {
+            let key = parse_hex(text).unwrap_or_default();
+            let (offset, answer) = match probe(&table, policy.as_ref(), format, &key) {
+                Ok(Probe::PastLastKey) => ("-".to_string(), PAST_LAST_KEY),
+                Ok(Probe::Block { offset, may_match }) => {
+                    (offset.to_string(), answer_word(may_match))
+                }
+                Err(e) => {
+                    corrupt.0 += 1;
+                    corrupt.1.get_or_insert(e);
+                    ("-".to_string(), CORRUPT)
+                }
+            };
+            writeln!(stdout, "{text} {offset} {answer}").map_err(write_error)?;
+        }
+        stdout.flush().map_err(write_error)?;
+        Ok(corrupt.1.map(|e| (corrupt.0, e)))
+    })();
+    match result {
+        Ok(None) => true,
+        Ok(Some((n, e))) => {
+            eprintln!(
+                "ldbfilter: {}: {n} lookups answered `{CORRUPT}` (LevelDB's Get returns Corruption for them): {e}",
+                shown(path)
+            );
+            false
+        }
+        Err(failure) => {
+            eprintln!("ldbfilter: {failure}");
+            false
+        }
     }
-    Ok(out.into_bytes())
 }
+
+/// `probe`'s answer for a key whose lookup meets a corrupt index block.
+pub(crate) const CORRUPT: &str = "corrupt";
 
 /// `probe`'s answer for a key past the table's last key: the index has no
 /// block for it (the filter is not asked).
@@ -424,7 +546,8 @@ pub fn inspect(args: &InspectArgs) -> bool {
             return Ok(true);
         }
         let (table, stats) = loaded.open(path)?;
-        let (format, found) = detect(&table, &stats, &args.detect).map_err(table_error(path))?;
+        let (format, found) =
+            detect(&table, Some(&stats), &args.detect).map_err(table_error(path))?;
         let report = Report {
             path,
             table: &table,
@@ -575,7 +698,7 @@ impl Report<'_, '_, '_> {
             measured_fpr: self.measured().map(MeasuredJson::from),
         });
         let report = TableJson {
-            path: self.path.to_string_lossy(),
+            path: crate::PathJson::new(self.path),
             table: "leveldb",
             file_size: table.file().len(),
             metaindex: HandleJson::from(meta),
@@ -649,7 +772,8 @@ impl Report<'_, '_, '_> {
 /// `inspect --json`'s object for a LevelDB table.
 #[derive(serde::Serialize)]
 struct TableJson<'r> {
-    path: std::borrow::Cow<'r, str>,
+    #[serde(flatten)]
+    path: crate::PathJson<'r>,
     table: &'static str,
     file_size: usize,
     metaindex: HandleJson,

@@ -1,0 +1,227 @@
+//! Reading what a command is given: text (stdin, hex files, key lists) up to
+//! a limit, hex with errors that name the offending character, and table
+//! files, which must be regular files and are checked from their footer
+//! before they are read whole.
+
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
+use std::path::Path;
+
+use leveldb_filter::Error;
+
+use crate::{shown, Failure};
+
+/// The most text a command reads from stdin or a text file: 64 MiB, some
+/// millions of keys; every structure built from the text is a small multiple
+/// of it.
+pub const MAX_TEXT: u64 = 64 << 20;
+
+/// Where text comes from, as errors name it.
+#[derive(Clone, Copy)]
+pub enum Source<'p> {
+    Stdin,
+    File(&'p Path),
+}
+
+impl Source<'_> {
+    /// How an error names the source: `<stdin>` or the path.
+    pub fn name(self) -> String {
+        match self {
+            Source::Stdin => "<stdin>".into(),
+            Source::File(path) => shown(path),
+        }
+    }
+
+    /// An error on line `index + 1` of the text.
+    pub fn line_error(self, index: usize, what: String) -> Failure {
+        Failure::Line {
+            source: self.name(),
+            line: index + 1,
+            what,
+        }
+    }
+
+    /// The whole text, at most [`MAX_TEXT`] bytes of UTF-8.
+    pub fn read(self) -> Result<String, Failure> {
+        let too_much = || {
+            Failure::Input(format!(
+                "{}: more than {} MiB of text, the limit of this tool",
+                self.name(),
+                MAX_TEXT >> 20
+            ))
+        };
+        let mut bytes = Vec::new();
+        let read = match self {
+            Source::Stdin => io::stdin()
+                .lock()
+                .take(MAX_TEXT + 1)
+                .read_to_end(&mut bytes),
+            Source::File(path) => {
+                File::open(path).and_then(|f| f.take(MAX_TEXT + 1).read_to_end(&mut bytes))
+            }
+        };
+        read.map_err(|e| match self {
+            Source::Stdin => Failure::Io("reading stdin".into(), e),
+            Source::File(path) => Failure::File {
+                path: path.to_owned(),
+                what: e.to_string(),
+            },
+        })?;
+        if bytes.len() as u64 > MAX_TEXT {
+            return Err(too_much());
+        }
+        String::from_utf8(bytes).map_err(|e| {
+            let at = e.utf8_error().valid_up_to();
+            let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count();
+            self.line_error(line, "not UTF-8 text".into())
+        })
+    }
+}
+
+/// The lines of `text` without their `\n` or `\r\n`.
+pub fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines().enumerate()
+}
+
+/// The bytes `text` spells in hex (either case, no separators).
+pub fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(text.len() / 2);
+    parse_hex_into(text, &mut out)?;
+    Ok(out)
+}
+
+/// [`parse_hex`], appending to `out`.
+pub fn parse_hex_into(text: &str, out: &mut Vec<u8>) -> Result<(), String> {
+    let bytes = text.as_bytes();
+    if let Some(at) = bytes.iter().position(|b| !b.is_ascii_hexdigit()) {
+        return Err(format!(
+            "not hex: {} at column {}",
+            describe(&text[floor_char(text, at)..]),
+            at + 1
+        ));
+    }
+    if !bytes.len().is_multiple_of(2) {
+        return Err(format!(
+            "not hex: an odd number of digits ({}), half a byte at the end",
+            bytes.len()
+        ));
+    }
+    let nibble = |c: u8| (c as char).to_digit(16).unwrap_or(0) as u8;
+    out.extend(
+        bytes
+            .chunks_exact(2)
+            .map(|pair| nibble(pair[0]) << 4 | nibble(pair[1])),
+    );
+    Ok(())
+}
+
+/// The start of the character holding byte `at`.
+fn floor_char(text: &str, mut at: usize) -> usize {
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+/// The first character of `rest`, in words.
+fn describe(rest: &str) -> String {
+    match rest.chars().next() {
+        Some(' ') => "a space".into(),
+        Some('\t') => "a tab".into(),
+        Some('\r') => "a carriage return (CR)".into(),
+        Some(c) if c.is_control() || c == '\u{2028}' || c == '\u{2029}' => {
+            format!("the control character U+{:04X}", u32::from(c))
+        }
+        Some(c) => format!("{c:?}"),
+        None => "nothing".into(),
+    }
+}
+
+/// A file of hex text (a filter or a filter block), as bytes: at least one.
+pub fn read_hex_file(path: &Path) -> Result<Vec<u8>, Failure> {
+    let file_error = |what: String| Failure::File {
+        path: path.to_owned(),
+        what,
+    };
+    let text = Source::File(path).read().map_err(|failure| match failure {
+        Failure::Line { .. } => file_error("not hex text (not UTF-8)".into()),
+        other => other,
+    })?;
+    let bytes = parse_hex(text.trim()).map_err(file_error)?;
+    if bytes.is_empty() {
+        return Err(file_error("empty: it holds no hex digits".into()));
+    }
+    Ok(bytes)
+}
+
+/// A table file, read whole once its footer looks like a table's: a regular
+/// file (not a directory, device or FIFO, which could block or never end),
+/// whose last 8 bytes are one of `magics`. A file that is not a table is
+/// refused from its last bytes, without reading the rest.
+pub fn read_table_file(path: &Path, magics: &[u64], footer_len: u64) -> Result<Vec<u8>, Failure> {
+    let file_error = |what: String| Failure::File {
+        path: path.to_owned(),
+        what,
+    };
+    let io_error = |e: io::Error| file_error(e.to_string());
+    // Asked of the path before opening it: opening a FIFO waits for a writer.
+    let meta = std::fs::metadata(path).map_err(io_error)?;
+    if !meta.is_file() {
+        let kind = if meta.is_dir() {
+            "a directory"
+        } else {
+            kind_of_special(&meta)
+        };
+        return Err(file_error(format!("is {kind}, not a table file")));
+    }
+    let mut file = File::open(path).map_err(io_error)?;
+    let meta = file.metadata().map_err(io_error)?;
+    let len = meta.len();
+    if len < footer_len {
+        return Err(file_error(Error::TruncatedFooter { len }.to_string()));
+    }
+    let mut magic = [0u8; 8];
+    file.seek(SeekFrom::Start(len - 8))
+        .and_then(|_| file.read_exact(&mut magic))
+        .map_err(io_error)?;
+    let found = u64::from_le_bytes(magic);
+    if !magics.contains(&found) {
+        return Err(file_error(Error::BadMagic { found }.to_string()));
+    }
+    let size = usize::try_from(len).map_err(|_| file_error("too large to read".into()))?;
+    let mut bytes = Vec::new();
+    bytes
+        .try_reserve_exact(size)
+        .map_err(|_| file_error(format!("{len} bytes: not enough memory to read it")))?;
+    file.rewind().map_err(io_error)?;
+    file.take(len).read_to_end(&mut bytes).map_err(io_error)?;
+    if bytes.len() as u64 != len {
+        return Err(file_error(format!(
+            "changed while being read: {} bytes read, {len} expected",
+            bytes.len()
+        )));
+    }
+    Ok(bytes)
+}
+
+#[cfg(unix)]
+fn kind_of_special(meta: &std::fs::Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    let kind = meta.file_type();
+    if kind.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if kind.is_char_device() {
+        "a character device"
+    } else if kind.is_block_device() {
+        "a block device"
+    } else if kind.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    }
+}
+
+#[cfg(not(unix))]
+fn kind_of_special(_: &std::fs::Metadata) -> &'static str {
+    "not a regular file"
+}

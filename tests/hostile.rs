@@ -1,0 +1,201 @@
+//! `ldbfilter` under hostile arguments and streams, each run with 2 GiB of
+//! address space (`ulimit -v`): one line on stderr naming what is wrong,
+//! exit 1, nothing on stdout; never an abort, never a wait on a stream.
+
+use std::process::{Command, Output};
+
+/// `sh -c SCRIPT` with `$L` the ldbfilter binary and 2 GiB of address space.
+fn sh(script: &str) -> Output {
+    Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -v 2097152 && {script}"))
+        .env("L", env!("CARGO_BIN_EXE_ldbfilter"))
+        .output()
+        .unwrap()
+}
+
+/// Asserts exit 1, nothing on stdout, and one line on stderr holding `needle`.
+fn assert_one_line(output: &Output, needle: &str) {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{needle}: {stderr}");
+    assert!(output.stdout.is_empty(), "{needle}: stdout not empty");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with("ldbfilter: "), "{stderr}");
+    assert!(stderr.contains(needle), "want {needle:?} in {stderr}");
+}
+
+const TABLE: &str = "testdata/tables/db-snappy-0.ldb";
+
+#[test]
+fn arguments_that_would_size_gigabytes_are_refused_before_allocating() {
+    let cases = [
+        (
+            format!("\"$L\" verify --bits-per-key 18446744073709551615 {TABLE}"),
+            "--bits-per-key",
+        ),
+        (
+            format!("\"$L\" verify --bits-per-key 1048577 {TABLE}"),
+            "--bits-per-key",
+        ),
+        (
+            "seq 1 16384 | awk '{printf \"%08x\\n\", $1}' | \"$L\" bloom create --bits-per-key 1048576".into(),
+            "16384 keys at 1048576 bits per key make a filter of 2147483649 bytes, more than the limit of 64 MiB",
+        ),
+        (
+            "seq 1 8192 | awk '{printf \"%08x\\n\", $1}' | \"$L\" bloom create --bits-per-key 1048576".into(),
+            "8192 keys at 1048576 bits per key make a filter of 1073741825 bytes",
+        ),
+        (
+            "i=0; while [ $i -lt 16384 ]; do echo \"start $((i * 4194304))\"; echo key 61; i=$((i + 1)); done | \"$L\" block build --bits-per-key 10".into(),
+            "more than the limit of 64 MiB",
+        ),
+        (
+            "printf 'start 0\\nkey 61\\nstart 18446744073709551615\\n' | \"$L\" block build --bits-per-key 10".into(),
+            "<stdin> line 3: offset 18446744073709551615 makes a filter block",
+        ),
+    ];
+    for (script, needle) in cases {
+        assert_one_line(&sh(&script), needle);
+    }
+}
+
+#[test]
+fn endless_or_huge_stdin_is_cut_at_the_limit() {
+    let limit = "<stdin>: more than 64 MiB of text";
+    for script in [
+        "\"$L\" bloom create --bits-per-key 10 < /dev/zero",
+        "yes 61 | \"$L\" bloom create --bits-per-key 10",
+        "yes 61 | \"$L\" bloom may-match testdata/tables/MANIFEST",
+        "echo 00 > \"$TMPDIR/f\"; yes '0 61' | \"$L\" block may-match \"$TMPDIR/f\"",
+        "yes 'key 61' | \"$L\" block build --bits-per-key 10",
+        &format!("yes 61 | \"$L\" probe {TABLE}"),
+        &format!("\"$L\" probe {TABLE} --keys-from /dev/zero"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let script = script.replace("$TMPDIR", dir.path().to_str().unwrap());
+        let needle = if script.contains("--keys-from") {
+            "/dev/zero: more than 64 MiB of text"
+        } else {
+            limit
+        };
+        assert_one_line(&sh(&script), needle);
+    }
+}
+
+#[test]
+fn tables_must_be_regular_files_and_are_judged_by_their_footer_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo.ldb");
+    let sparse = dir.path().join("sparse.ldb");
+    // A 2 GiB file of zeros: read whole, it would not fit in the address space.
+    std::fs::File::create(&sparse)
+        .unwrap()
+        .set_len(2 << 30)
+        .unwrap();
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let (fifo, sparse) = (fifo.to_str().unwrap(), sparse.to_str().unwrap());
+    for command in ["verify", "inspect", "probe"] {
+        let key = if command == "probe" { " 00" } else { "" };
+        for (file, needle) in [
+            (
+                "/dev/zero",
+                "/dev/zero: is a character device, not a table file",
+            ),
+            (fifo, "is a FIFO (named pipe), not a table file"),
+            (sparse, "bad magic 0x0000000000000000"),
+            (".", ".: is a directory, not a table file"),
+        ] {
+            let out = sh(&format!("\"$L\" {command} {file}{key}"));
+            assert_one_line(&out, needle);
+        }
+    }
+}
+
+#[test]
+fn usage_errors_are_one_line_and_exit_1() {
+    for (args, needle) in [
+        ("bloom create", "--bits-per-key <BITS_PER_KEY>"),
+        ("bloom create --bits-per-key x", "invalid value 'x'"),
+        ("bloom", "a command is needed: create, may-match"),
+        (
+            "",
+            "a command is needed: bloom, block, inspect, probe, verify",
+        ),
+        ("verify", "<TABLE>"),
+        ("verify --bitz 3 t.ldb", "--bitz"),
+    ] {
+        let out = sh(&format!("\"$L\" {args} < /dev/null"));
+        assert_one_line(&out, needle);
+        assert!(String::from_utf8_lossy(&out.stderr).ends_with("more with --help)\n"));
+    }
+    // Help is not an error.
+    assert_eq!(sh("\"$L\" bloom create --help").status.code(), Some(0));
+}
+
+#[test]
+fn hex_errors_name_the_stray_character() {
+    for (input, needle) in [
+        ("61 ", "line 1: not hex: a space at column 3"),
+        ("6\t1", "line 1: not hex: a tab at column 2"),
+        (
+            "61\r\r",
+            "line 1: not hex: a carriage return (CR) at column 3",
+        ),
+        ("00\n6g", "line 2: not hex: 'g' at column 2"),
+        ("abc", "line 1: not hex: an odd number of digits (3)"),
+    ] {
+        let out = sh(&format!(
+            "printf '{}\\n' | \"$L\" bloom create --bits-per-key 10",
+            input.replace('\t', "\\t").replace('\r', "\\r")
+        ));
+        assert_one_line(&out, needle);
+    }
+}
+
+#[test]
+fn an_empty_filter_or_block_file_is_an_error() {
+    for command in ["bloom may-match /dev/null", "block may-match /dev/null"] {
+        let out = sh(&format!("echo 0061 | \"$L\" {command}"));
+        assert_one_line(&out, "/dev/null: empty: it holds no hex digits");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_path_that_is_not_utf8_is_kept_exactly() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let name = std::ffi::OsStr::from_bytes(b"t\xff.ldb");
+    let path = dir.path().join(name);
+    std::fs::copy(TABLE, &path).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_ldbfilter"))
+        .args(["inspect".as_ref(), "--json".as_ref(), path.as_os_str()])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let hex: String = path
+        .as_os_str()
+        .as_bytes()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(json["path_hex"], hex);
+    let out = Command::new(env!("CARGO_BIN_EXE_ldbfilter"))
+        .args(["verify".as_ref(), path.as_os_str()])
+        .output()
+        .unwrap();
+    let line = String::from_utf8(out.stdout).unwrap();
+    assert!(line.contains("t\\xff.ldb: OK "), "{line}");
+    // A path of valid UTF-8 has no path_hex.
+    let out = Command::new(env!("CARGO_BIN_EXE_ldbfilter"))
+        .args(["inspect", "--json", TABLE])
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(json.get("path_hex").is_none());
+}
