@@ -280,7 +280,7 @@ struct KeySet {
 // One Table::InternalGet of `key` through a recording policy; fills what the
 // lookup did. Returns 0, or -1 if the table did not open.
 int lookup(const char* path, int kind, bool internal, const Slice& key, bool always_true, bool* filter_called,
-           bool* filter_answer, std::vector<uint64_t>* reads) {
+           bool* filter_answer, std::vector<uint64_t>* reads, bool* failed) {
   leveldb::Env* env = leveldb::Env::Default();
   uint64_t size = 0;
   leveldb::RandomAccessFile* raw = nullptr;
@@ -296,7 +296,7 @@ int lookup(const char* path, int kind, bool internal, const Slice& key, bool alw
   int rc = -1;
   if (leveldb::Table::Open(options, &file, size, &table).ok()) {
     file.reads.clear();
-    leveldb::TableCache::Get(table, key, nullptr, ignore_result);
+    *failed = !leveldb::TableCache::Get(table, key, nullptr, ignore_result).ok();
     *filter_called = policy && policy->called;
     *filter_answer = policy && policy->answer;
     *reads = file.reads;
@@ -435,25 +435,28 @@ long ldb_db_count_found(const char* dir, int bits_per_key, const uint8_t* const*
 
 // What LevelDB's Table::InternalGet does for `key` before reading a data
 // block: *offset gets the data block the index picks (*has_offset = 0 when the
-// key sorts after the last one), *may_match the filter's answer. For a
-// database's table (internal != 0) the key is a user key, looked up with the
-// largest sequence number as DB::Get does. Returns 0, or -1 if the table did
-// not open.
+// key sorts after the last one, or the lookup failed before reading a block),
+// *may_match the filter's answer, *corrupt whether the lookup failed (its
+// status not ok) without reading a data block: a corrupt index block or a
+// value that is not a block handle. For a database's table (internal != 0)
+// the key is a user key, looked up with the largest sequence number as
+// DB::Get does. Returns 0, or -1 if the table did not open.
 int ldb_table_probe(const char* path, int kind, int internal, const uint8_t* key, size_t key_len, uint64_t* offset,
-                    int* has_offset, int* may_match) {
+                    int* has_offset, int* may_match, int* corrupt) {
   std::string k(reinterpret_cast<const char*>(key), key_len);
   if (internal) {
     uint64_t tag = (((uint64_t{1} << 56) - 1) << 8) | 1;  // kMaxSequenceNumber, kValueTypeForSeek
     k.append(reinterpret_cast<const char*>(&tag), 8);
   }
-  bool called = false, answer = false;
+  bool called = false, answer = false, failed = false;
   std::vector<uint64_t> reads;
   // First pass: a filter that always answers true, so the data block is read
   // and its offset seen (no block cache is configured).
-  if (lookup(path, kind, internal, Slice(k), true, &called, &answer, &reads) != 0) return -1;
+  if (lookup(path, kind, internal, Slice(k), true, &called, &answer, &reads, &failed) != 0) return -1;
   *has_offset = !reads.empty();
   *offset = reads.empty() ? 0 : reads[0];
-  if (lookup(path, kind, internal, Slice(k), false, &called, &answer, &reads) != 0) return -1;
+  *corrupt = reads.empty() && failed;
+  if (lookup(path, kind, internal, Slice(k), false, &called, &answer, &reads, &failed) != 0) return -1;
   *may_match = *has_offset && (!called || answer);
   return 0;
 }

@@ -242,16 +242,18 @@ impl<'a> Table<'a> {
     }
 
     /// Opens the table as LevelDB's `Table::Open` does for lookups
-    /// (`Table::InternalGet`), checksums checked: the footer and the index
-    /// must be sound; the metaindex and the filter block are not needed, so
-    /// that where they cannot be read (a block not in the file, not
-    /// uncompressed, not parsed) the table has no filter, and the filter is
-    /// the one LevelDB's seek of the metaindex finds: the entry whose key is
-    /// exactly `filter.<name>`, `<name>` taken from the first `filter.` entry
-    /// (a damaged restart array can hide an entry from the seek that a walk
-    /// meets). A checksum mismatch is still an error.
+    /// (`Table::InternalGet`, default options): the footer and the index
+    /// must be sound (the index's checksum checked, and the data blocks'
+    /// when they are read); the metaindex and the filter block are read as
+    /// LevelDB reads them, without their checksums, and where they cannot be
+    /// read (a block not in the file, not uncompressed, not parsed) the table
+    /// has no filter; the filter is the one LevelDB's seek of the metaindex
+    /// finds: the entry whose key is exactly `filter.<name>`, `<name>` taken
+    /// from the first `filter.` entry (a damaged restart array can hide an
+    /// entry from the seek that a walk meets).
     ///
-    /// [`Table::new`] is for checking a table: there every block must be sound.
+    /// [`Table::new`] is for checking a table: there every block must be
+    /// sound, its checksum too.
     pub fn new_for_lookups(file: &'a [u8]) -> Result<Self, Error> {
         Self::open(file, Open::Lookups)
     }
@@ -287,47 +289,42 @@ impl<'a> Table<'a> {
         table.index = table.read_block(BlockKind::Index, index_handle)?;
         table.filter = match how {
             Open::Strict { .. } => table.find_filter()?,
-            Open::Lookups => table.find_filter_as_leveldb()?,
+            Open::Lookups => table.find_filter_as_leveldb(),
         };
         Ok(table)
     }
 
     /// The filter LevelDB's `ReadMeta` and `ReadFilter` find, for a policy
-    /// named as the first `filter.` entry: none where a block cannot be
-    /// read or the seek misses the entry; a checksum mismatch is an error.
-    fn find_filter_as_leveldb(&self) -> Result<Option<TableFilter<'a>>, Error> {
-        let unless_checksum = |result: Result<Block<'a>, Error>| match result {
-            Ok(block) => Ok(Some(block)),
-            Err(e @ Error::ChecksumMismatch { .. }) => Err(e),
-            Err(_) => Ok(None),
+    /// named as the first `filter.` entry: none where a block cannot be read
+    /// or the seek misses the entry. Their checksums are not checked, as
+    /// LevelDB does not check them unless `paranoid_checks` is set.
+    fn find_filter_as_leveldb(&self) -> Option<TableFilter<'a>> {
+        let unchecked = Table {
+            verify_checksums: false,
+            ..self.clone()
         };
-        let Some(metaindex) =
-            unless_checksum(self.read_block(BlockKind::Metaindex, self.metaindex_handle))?
-        else {
-            return Ok(None);
-        };
+        let metaindex = unchecked
+            .read_block(BlockKind::Metaindex, self.metaindex_handle)
+            .ok()?;
         let mut walk = metaindex.entries();
         let key = loop {
             match walk.next_entry() {
                 Ok(Some((key, _))) if key.starts_with(b"filter.") => break key.to_vec(),
                 Ok(Some(_)) => continue,
-                Ok(None) | Err(_) => return Ok(None),
+                Ok(None) | Err(_) => return None,
             }
         };
         let mut seek = metaindex.entries();
         seek.seek(&key, <[u8]>::cmp);
         if !seek.valid() || seek.key() != key {
-            return Ok(None);
+            return None;
         }
-        let Some((handle, _)) = BlockHandle::decode(seek.value()) else {
-            return Ok(None);
-        };
-        Ok(
-            unless_checksum(self.read_block(BlockKind::Filter, handle))?.map(|block| TableFilter {
-                name: String::from_utf8_lossy(&key[b"filter.".len()..]).into_owned(),
-                block,
-            }),
-        )
+        let (handle, _) = BlockHandle::decode(seek.value())?;
+        let block = unchecked.read_block(BlockKind::Filter, handle).ok()?;
+        Some(TableFilter {
+            name: String::from_utf8_lossy(&key[b"filter.".len()..]).into_owned(),
+            block,
+        })
     }
 
     /// The first metaindex entry named `filter.<name>`, read.

@@ -19,11 +19,16 @@ pub fn hex(bytes: &[u8]) -> String {
 /// given) and the directory, which is created. Exits with a usage line on
 /// anything else.
 pub fn generator_args(program: &str) -> (u64, std::path::PathBuf) {
+    generator_args_from(program, std::env::args().collect())
+}
+
+/// [`generator_args`] from `args` (the program's name first).
+pub fn generator_args_from(program: &str, args: Vec<String>) -> (u64, std::path::PathBuf) {
     let usage = || -> ! {
         eprintln!("usage: {program} [--seed N] OUT_DIR");
         std::process::exit(2)
     };
-    let mut args = std::env::args().skip(1);
+    let mut args = args.into_iter().skip(1);
     let (mut seed, mut dir) = (1, None);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -45,6 +50,18 @@ pub fn generator_args(program: &str) -> (u64, std::path::PathBuf) {
         std::process::exit(1);
     }
     (seed, dir)
+}
+
+/// Writes `dir/MANIFEST`: the CRC-32 (IEEE) and size of each of `names`
+/// (files in `dir`), so that a golden file mangled in transit fails loudly.
+pub fn write_manifest(dir: &std::path::Path, names: &[String]) -> std::io::Result<()> {
+    let mut manifest =
+        String::from("# crc32 (IEEE) and size of each file, to catch one mangled in transit\n");
+    for name in names {
+        let bytes = std::fs::read(dir.join(name))?;
+        manifest += &format!("{:08x} {} {name}\n", crc32fast::hash(&bytes), bytes.len());
+    }
+    std::fs::write(dir.join("MANIFEST"), manifest)
 }
 
 /// Whether this build has the real LevelDB behind it. Without libleveldb-dev
@@ -168,6 +185,7 @@ mod ffi {
             offset: *mut u64,
             has_offset: *mut c_int,
             may_match: *mut c_int,
+            corrupt: *mut c_int,
         ) -> c_int;
     }
 }
@@ -544,18 +562,50 @@ pub fn write_db(
     }
 }
 
+/// What LevelDB's `Table::InternalGet` decides for a key before reading a
+/// data block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lookup {
+    /// The index has no block for the key: not found.
+    PastLastKey,
+    /// The index points to a data block.
+    Block {
+        /// The block's offset.
+        offset: u64,
+        /// Whether the filter lets the lookup read it (or there is no filter).
+        may_match: bool,
+    },
+    /// The lookup failed (status Corruption) before reading a data block.
+    Corrupt,
+}
+
+impl Lookup {
+    /// The decision as `ldbfilter probe` prints it after the key.
+    pub fn words(self) -> String {
+        match self {
+            Lookup::PastLastKey => "- past-last-key".into(),
+            Lookup::Block { offset, may_match } => {
+                format!(
+                    "{offset} {}",
+                    if may_match { "may-match" } else { "absent" }
+                )
+            }
+            Lookup::Corrupt => "- corrupt".into(),
+        }
+    }
+}
+
 /// What LevelDB's `Table::InternalGet` decides for `key` before reading a data
-/// block: the offset of the block the index picks (`None` past the last key)
-/// and whether the filter lets the lookup read it. For a database's table
-/// (`internal`), `key` is a user key.
+/// block. For a database's table (`internal`), `key` is a user key. An error
+/// if LevelDB does not open the table.
 pub fn table_probe(
     path: &Path,
     policy: PolicyKind,
     internal: bool,
     key: &[u8],
-) -> Result<(Option<u64>, bool), String> {
+) -> Result<Lookup, String> {
     let path_c = c_path(path);
-    let (mut offset, mut has_offset, mut may_match) = (0u64, 0, 0);
+    let (mut offset, mut has_offset, mut may_match, mut corrupt) = (0u64, 0, 0, 0);
     // SAFETY: the path and key are valid for the call; the out params are locals.
     let rc = unsafe {
         ffi::ldb_table_probe(
@@ -567,10 +617,18 @@ pub fn table_probe(
             &mut offset,
             &mut has_offset,
             &mut may_match,
+            &mut corrupt,
         )
     };
     if rc != 0 {
         return Err(format!("LevelDB could not open {}", path.display()));
     }
-    Ok(((has_offset != 0).then_some(offset), may_match != 0))
+    Ok(match (has_offset != 0, corrupt != 0) {
+        (true, _) => Lookup::Block {
+            offset,
+            may_match: may_match != 0,
+        },
+        (false, true) => Lookup::Corrupt,
+        (false, false) => Lookup::PastLastKey,
+    })
 }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use leveldb_filter::rocksdb::ROCKSDB_MAGIC;
-use leveldb_filter::table::{Table, TableFilter, FOOTER_LEN, TABLE_MAGIC};
+use leveldb_filter::table::{BlockHandle, Table, TableFilter, FOOTER_LEN, TABLE_MAGIC};
 use leveldb_filter::verify::{
     measure_fpr, probe, variants_for_name, verify_filter, BloomStats, KeyFormat, KeyStats,
     MeasuredFpr, Probe, VariantFound, Verdict, VerifyOptions,
@@ -91,7 +91,7 @@ pub struct ProbeArgs {
 
 impl ProbeArgs {
     /// Where the keys come from: the arguments, or the text of the
-    /// --keys-from file or stdin (then read, at most [`MAX_TEXT`] bytes).
+    /// --keys-from file or stdin (then read, at most [`input::MAX_TEXT`] bytes).
     fn key_text(&self) -> Result<Option<(Source<'_>, String)>, Failure> {
         let source = match (&self.keys_from, self.key_hex.is_empty()) {
             (Some(path), _) if path.as_os_str() != "-" => Source::File(path),
@@ -303,9 +303,11 @@ pub fn verify(args: &VerifyArgs) -> bool {
 /// rebuild, the variant is the one under which every key the table holds
 /// may match (see [`members_match`]).
 ///
-/// Without `stats` (a data block that does not read: `probe` still answers
-/// for the others, as LevelDB does), the key format is judged from the
-/// index's keys and the variant from the keys of the blocks that read.
+/// Without `stats` (for `probe`, which answers for a damaged table as
+/// LevelDB does), the key format is internal where the data keys or the
+/// index's look internal (a damaged key can break the data keys' order),
+/// and the variant is judged by [`members_match`] from the keys of the
+/// blocks that read.
 fn detect<'t, 'a>(
     table: &'t Table<'a>,
     stats: Option<&KeyStats>,
@@ -314,7 +316,9 @@ fn detect<'t, 'a>(
     let options = detect.options(None);
     let looks_internal = match stats {
         Some(stats) => stats.looks_internal,
-        None => index_looks_internal(table),
+        None => {
+            table.key_stats().is_ok_and(|stats| stats.looks_internal) || index_looks_internal(table)
+        }
     };
     let format = options.key_format.unwrap_or(if looks_internal {
         KeyFormat::Internal
@@ -388,11 +392,12 @@ fn index_looks_internal(table: &Table<'_>) -> bool {
     any
 }
 
-/// The hash variant under which every key of the data blocks that read may
-/// match its block's filter (a filter has no false negatives; under the
-/// other variant, a key whose hash differs is missed but by chance): for a
-/// filter that does not rebuild, or a table some of whose blocks do not read.
-/// `fallback` where both or neither pass.
+/// The hash variant under which the keys of the data blocks that read miss
+/// their block's filter the fewest times (a filter has no false negatives:
+/// under the variant that wrote it, a key is missed only where the filter or
+/// the key is damaged; under the other, every key whose hash differs is
+/// missed but by chance): for a filter that does not rebuild, or a table
+/// some of whose blocks do not read. `fallback` where the counts tie.
 fn members_match(
     table: &Table<'_>,
     filter: &TableFilter<'_>,
@@ -406,11 +411,9 @@ fn members_match(
             &filter.block.contents,
         )
     });
-    let mut passes = [true; 2];
-    for entry in table.index_entries() {
-        let Ok(entry) = entry else { break };
-        let Ok(block) = table.read_block(leveldb_filter::table::BlockKind::Data, entry.handle)
-        else {
+    let mut misses = [0usize; 2];
+    for handle in data_handles(table) {
+        let Ok(block) = table.read_block(leveldb_filter::table::BlockKind::Data, handle) else {
             continue;
         };
         let mut entries = block.entries();
@@ -419,31 +422,74 @@ fn members_match(
                 KeyFormat::Internal if key.len() >= 8 => &key[..key.len() - 8],
                 _ => key,
             };
-            for (pass, reader) in passes.iter_mut().zip(&readers) {
-                *pass &= reader.key_may_match(entry.handle.offset, key);
-            }
-            if passes == [false; 2] {
-                break;
+            for (missed, reader) in misses.iter_mut().zip(&readers) {
+                *missed += usize::from(!reader.key_may_match(handle.offset, key));
             }
         }
     }
-    match passes {
-        [true, false] => (
-            HashVariant::Unsigned,
-            "unsigned".into(),
-            "every key of the table may match under it",
-        ),
-        [false, true] => (
-            HashVariant::Signed,
-            "signed".into(),
-            "every key of the table may match under it",
-        ),
-        _ => (
-            fallback,
-            fallback.to_string(),
-            "a guess: the filter does not rebuild",
-        ),
+    let variant = match misses[0].cmp(&misses[1]) {
+        std::cmp::Ordering::Less => HashVariant::Unsigned,
+        std::cmp::Ordering::Greater => HashVariant::Signed,
+        std::cmp::Ordering::Equal => {
+            return (
+                fallback,
+                fallback.to_string(),
+                "a guess: the filter does not rebuild",
+            )
+        }
+    };
+    (
+        variant,
+        variant.to_string(),
+        "the table's keys miss the filter the fewest times under it",
+    )
+}
+
+/// The data blocks the index points to: walked in order, and where the walk
+/// meets damage, walked again from each restart point (each starts a whole
+/// key), last to first, each walk ending where an earlier one went on.
+fn data_handles(table: &Table<'_>) -> Vec<BlockHandle> {
+    let mut handles = Vec::new();
+    for entry in table.index_entries() {
+        match entry {
+            Ok(entry) => handles.push(entry.handle),
+            Err(_) => return salvaged_handles(&table.index_block().contents, handles),
+        }
     }
+    handles
+}
+
+/// [`data_handles`] past damage: `index` walked from each restart point.
+fn salvaged_handles(index: &[u8], walked: Vec<BlockHandle>) -> Vec<BlockHandle> {
+    let mut seen: std::collections::BTreeSet<BlockHandle> = walked.into_iter().collect();
+    let Some(count) = index.len().checked_sub(4).map(|at| &index[at..]) else {
+        return seen.into_iter().collect();
+    };
+    let count = u32::from_le_bytes(count.try_into().unwrap_or_default()) as usize;
+    let Some(entries_end) = count
+        .checked_mul(4)
+        .and_then(|array| index.len().checked_sub(4 + array))
+    else {
+        return seen.into_iter().collect();
+    };
+    for i in (0..count).rev() {
+        let at = entries_end + 4 * i;
+        let restart = u32::from_le_bytes(index[at..at + 4].try_into().unwrap_or_default()) as usize;
+        if restart >= entries_end {
+            continue;
+        }
+        // The entries from the restart point on, as a block of one restart.
+        let mut segment = index[restart..entries_end].to_vec();
+        segment.extend_from_slice(&[0, 0, 0, 0, 1, 0, 0, 0]);
+        let mut entries = leveldb_filter::table::BlockIter::new(&segment);
+        while let Ok(Some((_, value))) = entries.next_entry() {
+            match BlockHandle::decode(value) {
+                Some((handle, _)) if seen.insert(handle) => {}
+                _ => break,
+            }
+        }
+    }
+    seen.into_iter().collect()
 }
 
 /// A table's filter block and policy, as [`detect`] finds them.
@@ -472,18 +518,18 @@ pub fn probe_keys(args: &ProbeArgs) -> bool {
             return stdout.flush().map_err(write_error).map(|()| None);
         }
         let table = Table::new_for_lookups(&loaded.bytes).map_err(table_error(path))?;
-        // A block whose checksum fails is an error, as it is to LevelDB
-        // when checksums are verified; a data block that does not parse
-        // leaves the lookups of the others standing, as in LevelDB.
-        let stats = match table.key_stats() {
-            Ok(stats) => Some(stats),
-            Err(e @ leveldb_filter::Error::ChecksumMismatch { .. }) => {
-                return Err(table_error(path)(e))
-            }
-            Err(_) => None,
-        };
-        let (format, found) =
-            detect(&table, stats.as_ref(), &args.detect).map_err(table_error(path))?;
+        // A data block that does not read leaves the lookups of the others
+        // standing, as in LevelDB: detection takes what reads.
+        let (format, found) = detect(&table, None, &args.detect).map_err(table_error(path))?;
+        if let Some(found) = found.as_ref().filter(|f| f.basis.1.starts_with("a guess")) {
+            // Which LevelDB reads the table decides; say so.
+            eprintln!(
+                "ldbfilter: {}: note: the hash variant of {} is a guess ({}): the table does not tell; --hash signed or unsigned says which reader to answer as",
+                shown(path),
+                escaped(&found.filter.name),
+                found.basis.0
+            );
+        }
         let policy = found
             .and_then(|found| found.variant)
             .map(|variant| BloomFilterPolicy::new(10).with_hash(variant));
@@ -504,15 +550,27 @@ pub fn probe_keys(args: &ProbeArgs) -> bool {
             writeln!(stdout, "{text} {offset} {answer}").map_err(write_error)?;
         }
         stdout.flush().map_err(write_error)?;
-        Ok(corrupt.1.map(|e| (corrupt.0, e)))
+        if let Some(e) = corrupt.1 {
+            return Ok(Some(format!(
+                "{} lookups answered `{CORRUPT}` (LevelDB's Get returns Corruption for them): {e}",
+                corrupt.0
+            )));
+        }
+        // LevelDB's lookups do not check checksums (unless asked to); the
+        // answers above are theirs, but a block that fails its checksum is
+        // said, and the exit is 1.
+        let checked = Table::new(&loaded.bytes).and_then(|table| table.key_stats());
+        Ok(match checked {
+            Err(e @ leveldb_filter::Error::ChecksumMismatch { .. }) => Some(format!(
+                "{e} (the answers are LevelDB's, whose lookups do not check checksums)"
+            )),
+            _ => None,
+        })
     })();
     match result {
         Ok(None) => true,
-        Ok(Some((n, e))) => {
-            eprintln!(
-                "ldbfilter: {}: {n} lookups answered `{CORRUPT}` (LevelDB's Get returns Corruption for them): {e}",
-                shown(path)
-            );
+        Ok(Some(problem)) => {
+            eprintln!("ldbfilter: {}: {problem}", shown(path));
             false
         }
         Err(failure) => {
