@@ -160,8 +160,18 @@ fn hex_errors_name_the_stray_character() {
 fn an_empty_filter_or_block_file_is_an_error() {
     for command in ["bloom may-match /dev/null", "block may-match /dev/null"] {
         let out = sh(&format!("echo 0061 | \"$L\" {command}"));
-        assert_one_line(&out, "/dev/null: empty: it holds no hex digits");
+        assert_one_line(&out, "/dev/null: an empty file, not a filter");
     }
+    // One empty line is the empty filter: LevelDB answers false (a Bloom
+    // filter) and true (a filter block) for it.
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.hex");
+    std::fs::write(&empty, "\n").unwrap();
+    let out = sh(&format!(
+        "echo 61 | \"$L\" bloom may-match {}",
+        empty.display()
+    ));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "false\n");
 }
 
 #[cfg(unix)]

@@ -137,7 +137,9 @@ fn describe(rest: &str) -> String {
     }
 }
 
-/// A file of hex text (a filter or a filter block), as bytes: at least one.
+/// A file of hex text (a filter or a filter block), as bytes. A file of
+/// no bytes at all is an error (a mistaken path, more likely than a filter);
+/// the empty filter is a file of one empty line.
 pub fn read_hex_file(path: &Path) -> Result<Vec<u8>, Failure> {
     let file_error = |what: String| Failure::File {
         path: path.to_owned(),
@@ -147,11 +149,12 @@ pub fn read_hex_file(path: &Path) -> Result<Vec<u8>, Failure> {
         Failure::Line { .. } => file_error("not hex text (not UTF-8)".into()),
         other => other,
     })?;
-    let bytes = parse_hex(text.trim()).map_err(file_error)?;
-    if bytes.is_empty() {
-        return Err(file_error("empty: it holds no hex digits".into()));
+    if text.is_empty() {
+        return Err(file_error(
+            "an empty file, not a filter (the empty filter is a file of one empty line)".into(),
+        ));
     }
-    Ok(bytes)
+    parse_hex(text.trim()).map_err(file_error)
 }
 
 /// A table file, read whole once its footer looks like a table's: a regular
