@@ -13,8 +13,8 @@
 #![no_main]
 
 use leveldb_filter::rocksdb::SstFile;
-use leveldb_filter::{BloomFilterPolicy};
-use leveldb_filter::table::{Table};
+use leveldb_filter::table::Table;
+use leveldb_filter::BloomFilterPolicy;
 use leveldb_filter::verify::{probe, verify_filter, KeyFormat, VerifyOptions};
 use libfuzzer_sys::fuzz_target;
 
@@ -25,7 +25,14 @@ mod peak;
 static GLOBAL: peak::Peak = peak::Peak;
 
 fn read(data: &[u8]) {
-    for table in [Table::new(data), Table::new_unchecked(data)] {
+    // Checked, unchecked, and as LevelDB opens a table for lookups (what
+    // `ldbfilter probe` reads damaged tables with).
+    let tables = [
+        Table::new(data),
+        Table::new_unchecked(data),
+        Table::new_for_lookups(data),
+    ];
+    for table in tables {
         let Ok(table) = table else { continue };
         if let Ok(stats) = table.key_stats() {
             for bits_per_key in [None, Some(usize::MAX)] {

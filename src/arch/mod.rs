@@ -6,7 +6,7 @@
 //! |---|---|---|
 //! | [`portable`] (`scalar`) | every CPU | all work the others leave; the reference |
 //! | `x86_64::avx512` | AVX-512F, VL and POPCNT (default but on Intel) | filters, batches and single lookups |
-//! | `x86_64::avx2` | AVX2 (default without AVX-512, and on Intel) | filters and batches of keys of one length |
+//! | `x86_64::avx2` | AVX2 (default without AVX-512, and on Intel) | filters and batches: of keys of one length, and of mixed lengths from [`FEW_TO_SORT`] keys |
 //!
 //! Why Intel's cores take AVX2 even with AVX-512: see [`Kernel::detect`]
 //! (512-bit vectors slow the engine code around them there).
@@ -17,10 +17,12 @@
 //!   Zen 2 and 3; Intel Skylake to Tiger Lake since the 2023 "Downfall"
 //!   microcode), where it lost to the portable early exit. AVX-512 cores
 //!   gather fast enough to win.
-//! - Keys of mixed lengths on AVX2 are the portable kernel's: AVX2 hashes
-//!   eight keys at once only from chunks of one length (no gathers); mixed
-//!   lengths placed in vectors one key at a time lost to the portable code.
-//!   (AVX-512 sorts a window by length first, and has masked loads.)
+//! - A few keys of mixed lengths on AVX2 are the portable kernel's: AVX2
+//!   hashes eight keys at once only from chunks of one length (no gathers),
+//!   so mixed lengths wait with others of their length until eight, which
+//!   pays from [`FEW_TO_SORT`] keys on; mixed lengths placed in vectors one
+//!   key at a time lost to the portable code. (AVX-512 does the same in
+//!   windows, and has masked loads.)
 //! - Few keys (the thresholds below): a vector kernel's setup and latency
 //!   cost more than it saves.
 //! - Bit arrays past 2^28 bytes: the vector kernels' reduction (`h % bits`
@@ -57,8 +59,9 @@ pub(crate) const FEW_FOR_BATCH: usize = 16;
 /// rounds cost more than they save for a few keys.
 pub(crate) const FEW_FOR_CASCADE: usize = 256;
 
-/// Keys in an AVX-512 window below which its keys are not sorted by length:
-/// too few to fill groups of one length.
+/// Keys of mixed lengths below which the vector kernels do not group them
+/// by length (AVX-512 in a window, AVX2 in a call): too few to fill groups
+/// of one length; AVX2 leaves them to the portable kernel.
 pub(crate) const FEW_TO_SORT: usize = 256;
 
 /// Keys from which the AVX-512 kernel prefetches keys ahead: so many that
@@ -169,7 +172,7 @@ impl Kernel {
             && match self {
                 Kernel::Scalar => false,
                 #[cfg(target_arch = "x86_64")]
-                Kernel::Avx2(cpu) => looks_one_length(keys) && cpu.insert(keys, variant, k, array),
+                Kernel::Avx2(cpu) => cpu.insert(keys, variant, k, array),
                 #[cfg(target_arch = "x86_64")]
                 Kernel::Avx512(cpu) => cpu.insert(keys, variant, k, array),
             };
@@ -217,9 +220,7 @@ impl Kernel {
         let done = match self {
             Kernel::Scalar => false,
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2(cpu) => {
-                looks_one_length(keys) && cpu.contains_batch(keys, variant, k, array, out)
-            }
+            Kernel::Avx2(cpu) => cpu.contains_batch(keys, variant, k, array, out),
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx512(cpu) => cpu.contains_batch(keys, variant, k, array, out),
         };
@@ -241,7 +242,7 @@ fn vectorable(bytes: usize, k: usize) -> bool {
 /// of [`SAMPLED`] spread over them: the AVX2 kernel's work. A key of another
 /// length the sample misses is still hashed right, one key at a time.
 #[cfg(target_arch = "x86_64")]
-fn looks_one_length(keys: &[&[u8]]) -> bool {
+pub(crate) fn looks_one_length(keys: &[&[u8]]) -> bool {
     let Some(first) = keys.first() else {
         return false;
     };

@@ -1,6 +1,7 @@
-//! The AVX2 kernel: filters and batches of keys of one length, eight keys at
-//! a time, with no gathers (slow on many AVX2 cores). Eight keys of one
-//! length hash together from 16-byte chunks loaded and transposed; each
+//! The AVX2 kernel: filters and batches, eight keys at a time, with no
+//! gathers (slow on many AVX2 cores). Eight keys of one length hash
+//! together from 16-byte chunks loaded and transposed (keys of mixed
+//! lengths wait with others of their length until eight); each
 //! key's first position and step come exactly from doubles, the next
 //! positions by adds ([`Probes8`]); the rows of positions are stored a group
 //! ahead of the scalar loads and read-modify-writes that use them.
@@ -13,7 +14,7 @@ use std::arch::x86_64::*;
 use std::mem::MaybeUninit;
 
 use super::M;
-use crate::arch::vectorable;
+use crate::arch::{looks_one_length, vectorable, FEW_TO_SORT};
 use crate::bloom::SEED;
 use crate::HashVariant;
 
@@ -40,9 +41,13 @@ impl Avx2 {
         if !vectorable(array.len(), k) {
             return false;
         }
+        let by_length = !looks_one_length(keys);
+        if by_length && keys.len() < FEW_TO_SORT {
+            return false;
+        }
         // SAFETY: `self` proves the CPU has AVX2; the array's length and k
         // were checked.
-        unsafe { insert(keys, variant, k, array) };
+        unsafe { insert(keys, variant, k, array, by_length) };
         true
     }
 
@@ -60,9 +65,13 @@ impl Avx2 {
         if !vectorable(array.len(), k) || keys.len() != out.len() {
             return false;
         }
+        let by_length = !looks_one_length(keys);
+        if by_length && keys.len() < FEW_TO_SORT {
+            return false;
+        }
         // SAFETY: `self` proves the CPU has AVX2; the array's length, k and
         // `out` were checked.
-        unsafe { contains(keys, variant, k, array, out) };
+        unsafe { contains(keys, variant, k, array, out, by_length) };
         true
     }
 
@@ -151,14 +160,26 @@ impl Reducer {
 
 /// See [`Avx2::insert`]: eight keys at a time. Eight keys of one length
 /// hash together, their 16-byte chunks loaded and transposed (no
-/// gathers, which are slow on many AVX2 cores); others one by one. The
-/// eight keys' probe positions come by adds from two reductions a key
-/// ([`Probes8`]) and their bits are set by scalar read-modify-writes.
+/// gathers, which are slow on many AVX2 cores); keys of mixed lengths
+/// (`by_length`) are taken in windows ordered by length ([`by_length`]),
+/// so that groups of eight have one length. The eight keys' probe
+/// positions come by adds from two reductions a key ([`Probes8`]) and
+/// their bits are set by scalar read-modify-writes.
 ///
 /// # Safety
 /// The CPU must have AVX2; `0 < array.len() <= 2^28`.
 #[target_feature(enable = "avx2")]
-unsafe fn insert(keys: &[&[u8]], variant: HashVariant, k: usize, array: &mut [u8]) {
+unsafe fn insert(
+    keys: &[&[u8]],
+    variant: HashVariant,
+    k: usize,
+    array: &mut [u8],
+    by_length: bool,
+) {
+    if by_length {
+        // SAFETY: as for this function.
+        return unsafe { insert_by_length(keys, variant, k, array) };
+    }
     let reducer = Reducer::new(array.len() as u64 * 8);
     // Rows of byte indexes and bit masks are stored a group ahead of the
     // bits they set: a row read at once after its store waits on it.
@@ -166,7 +187,6 @@ unsafe fn insert(keys: &[&[u8]], variant: HashVariant, k: usize, array: &mut [u8
     // uninitialized, as zeroing them cost more than setting the bits of
     // a filter of 34 keys.
     let mut rows = [[MaybeUninit::<[u32; 8]>::uninit(); 60]; 2];
-    let mut ready = 0;
     for (g, group) in keys.chunks(8).enumerate() {
         masks(&reducer, hash8(group, variant), &mut rows[g % 2][..2 * k]);
         // SAFETY (here and below): the rows read were written by
@@ -176,11 +196,43 @@ unsafe fn insert(keys: &[&[u8]], variant: HashVariant, k: usize, array: &mut [u8
         if g > 0 {
             unsafe { set_rows(array, &rows[(g + 1) % 2][..2 * k], 8) };
         }
-        ready = group.len();
     }
     let groups = keys.len().div_ceil(8);
     if groups > 0 {
+        let ready = keys.len() - 8 * (groups - 1);
         unsafe { set_rows(array, &rows[(groups + 1) % 2][..2 * k], ready) };
+    }
+}
+
+/// [`insert`] for keys of mixed lengths, in windows ordered by length.
+///
+/// # Safety
+/// As for [`insert`].
+#[inline(never)]
+#[target_feature(enable = "avx2")]
+unsafe fn insert_by_length(keys: &[&[u8]], variant: HashVariant, k: usize, array: &mut [u8]) {
+    let reducer = Reducer::new(array.len() as u64 * 8);
+    // As in `insert`.
+    let mut rows = [[MaybeUninit::<[u32; 8]>::uninit(); 60]; 2];
+    let (mut g, mut ready) = (0, 0);
+    let mut order = [0u16; WINDOW];
+    for window in keys.chunks(WINDOW) {
+        for group in by_length(window, &mut order).chunks(8) {
+            masks(
+                &reducer,
+                hash_at(window, group, variant),
+                &mut rows[g % 2][..2 * k],
+            );
+            // SAFETY: as in `insert`.
+            if g > 0 {
+                unsafe { set_rows(array, &rows[(g + 1) % 2][..2 * k], ready) };
+            }
+            (g, ready) = (g + 1, group.len());
+        }
+    }
+    if g > 0 {
+        // SAFETY: as in `insert`.
+        unsafe { set_rows(array, &rows[(g + 1) % 2][..2 * k], ready) };
     }
 }
 
@@ -192,25 +244,103 @@ unsafe fn insert(keys: &[&[u8]], variant: HashVariant, k: usize, array: &mut [u8
 /// The CPU must have AVX2; `0 < array.len() <= 2^28`;
 /// `out.len() == keys.len()`.
 #[target_feature(enable = "avx2")]
-unsafe fn contains(keys: &[&[u8]], variant: HashVariant, k: usize, array: &[u8], out: &mut [bool]) {
+unsafe fn contains(
+    keys: &[&[u8]],
+    variant: HashVariant,
+    k: usize,
+    array: &[u8],
+    out: &mut [bool],
+    by_length: bool,
+) {
     let reducer = Reducer::new(array.len() as u64 * 8);
     // Written before read, as in `insert`.
     let mut rows = [[MaybeUninit::<[u32; 8]>::uninit(); 30]; 2];
-    for (g, group) in keys.chunks(8).enumerate() {
-        positions(&reducer, hash8(group, variant), &mut rows[g % 2][..k]);
-        // SAFETY (here and below): the rows read were written by
-        // `positions` for the last group, with positions of `Probes8`
-        // over `reducer`, made for `array`: clamped below 8 * array.len().
+    if !by_length {
+        for (g, group) in keys.chunks(8).enumerate() {
+            positions(&reducer, hash8(group, variant), &mut rows[g % 2][..k]);
+            // SAFETY (here and below): the rows read were written by
+            // `positions` for the last group, with positions of `Probes8`
+            // over `reducer`, made for `array`: clamped below 8 * array.len().
+            if g > 0 {
+                let out = &mut out[8 * (g - 1)..8 * g];
+                unsafe { test_rows(array, &rows[(g + 1) % 2][..k], out) };
+            }
+        }
+        let groups = keys.len().div_ceil(8);
+        if groups > 0 {
+            let last = &mut out[8 * (groups - 1)..];
+            unsafe { test_rows(array, &rows[(groups + 1) % 2][..k], last) };
+        }
+        return;
+    }
+    // Windows ordered by length: each group's answers go to its keys.
+    let mut order = [0u16; WINDOW];
+    for (w, window) in keys.chunks(WINDOW).enumerate() {
+        let out = &mut out[w * WINDOW..];
+        let order = self::by_length(window, &mut order);
+        let mut answers = [false; 8];
+        let mut last: &[u16] = &[];
+        for (g, group) in order.chunks(8).enumerate() {
+            positions(
+                &reducer,
+                hash_at(window, group, variant),
+                &mut rows[g % 2][..k],
+            );
+            if g > 0 {
+                // SAFETY: as above.
+                unsafe { test_rows(array, &rows[(g + 1) % 2][..k], &mut answers[..last.len()]) };
+                for (&at, &answer) in last.iter().zip(&answers) {
+                    out[usize::from(at)] = answer;
+                }
+            }
+            last = group;
+        }
+        let g = order.len().div_ceil(8);
         if g > 0 {
-            let out = &mut out[8 * (g - 1)..8 * g];
-            unsafe { test_rows(array, &rows[(g + 1) % 2][..k], out) };
+            // SAFETY: as above.
+            unsafe { test_rows(array, &rows[(g + 1) % 2][..k], &mut answers[..last.len()]) };
+            for (&at, &answer) in last.iter().zip(&answers) {
+                out[usize::from(at)] = answer;
+            }
         }
     }
-    let groups = keys.len().div_ceil(8);
-    if groups > 0 {
-        let last = &mut out[8 * (groups - 1)..];
-        unsafe { test_rows(array, &rows[(groups + 1) % 2][..k], last) };
+}
+
+/// Keys of mixed lengths taken at a time by [`by_length`].
+const WINDOW: usize = 4096;
+
+/// The indexes of `keys` (at most [`WINDOW`]) in order of length (up to
+/// 63 bytes; longer keys last, together), into `order`: a counting sort,
+/// so that runs of eight have one length but at the end of each length's
+/// run.
+#[inline]
+fn by_length<'o>(keys: &[&[u8]], order: &'o mut [u16; WINDOW]) -> &'o [u16] {
+    const CLASSES: usize = 65;
+    let class = |key: &[u8]| key.len().min(CLASSES - 1);
+    let mut starts = [0u16; CLASSES + 1];
+    for key in keys {
+        starts[class(key) + 1] += 1;
     }
+    for c in 1..=CLASSES {
+        starts[c] += starts[c - 1];
+    }
+    for (i, key) in keys.iter().enumerate() {
+        let at = &mut starts[class(key)];
+        order[usize::from(*at)] = i as u16;
+        *at += 1;
+    }
+    &order[..keys.len()]
+}
+
+/// LevelDB's `Hash` of the keys of `keys` at indexes `at` (up to eight).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn hash_at(keys: &[&[u8]], at: &[u16], variant: HashVariant) -> __m256i {
+    let mut group: [&[u8]; 8] = [&[]; 8];
+    for (key, &i) in group.iter_mut().zip(at) {
+        *key = keys[usize::from(i)];
+    }
+    hash8(&group[..at.len()], variant)
 }
 
 /// The probe positions of eight keys hashed to `h`, in order: two exact
