@@ -241,7 +241,6 @@ fn vectorable(bytes: usize, k: usize) -> bool {
 /// Whether `keys` (at least one) look like keys of one length, from a sample
 /// of [`SAMPLED`] spread over them: the AVX2 kernel's work. A key of another
 /// length the sample misses is still hashed right, one key at a time.
-#[cfg(target_arch = "x86_64")]
 pub(crate) fn looks_one_length(keys: &[&[u8]]) -> bool {
     let Some(first) = keys.first() else {
         return false;
@@ -249,4 +248,30 @@ pub(crate) fn looks_one_length(keys: &[&[u8]]) -> bool {
     keys.iter()
         .step_by((keys.len() / SAMPLED).max(1))
         .all(|key| key.len() == first.len())
+}
+
+/// Keys of mixed lengths taken at a time by [`by_length`].
+pub(crate) const WINDOW: usize = 4096;
+
+/// The indexes of `keys` (at most [`WINDOW`]) in order of length (up to
+/// 63 bytes; longer keys last, together), into `order`: a counting sort,
+/// so that runs of eight have one length but at the end of each length's
+/// run.
+#[inline]
+pub(crate) fn by_length<'o>(keys: &[&[u8]], order: &'o mut [u16; WINDOW]) -> &'o [u16] {
+    const CLASSES: usize = 65;
+    let class = |key: &[u8]| key.len().min(CLASSES - 1);
+    let mut starts = [0u16; CLASSES + 1];
+    for key in keys {
+        starts[class(key) + 1] += 1;
+    }
+    for c in 1..=CLASSES {
+        starts[c] += starts[c - 1];
+    }
+    for (i, key) in keys.iter().enumerate() {
+        let at = &mut starts[class(key)];
+        order[usize::from(*at)] = i as u16;
+        *at += 1;
+    }
+    &order[..keys.len()]
 }

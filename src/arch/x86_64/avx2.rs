@@ -14,7 +14,7 @@ use std::arch::x86_64::*;
 use std::mem::MaybeUninit;
 
 use super::M;
-use crate::arch::{looks_one_length, vectorable, FEW_TO_SORT};
+use crate::arch::{by_length, looks_one_length, vectorable, FEW_TO_SORT, WINDOW};
 use crate::bloom::SEED;
 use crate::HashVariant;
 
@@ -277,7 +277,7 @@ unsafe fn contains(
     let mut order = [0u16; WINDOW];
     for (w, window) in keys.chunks(WINDOW).enumerate() {
         let out = &mut out[w * WINDOW..];
-        let order = self::by_length(window, &mut order);
+        let order = crate::arch::by_length(window, &mut order);
         let mut answers = [false; 8];
         let mut last: &[u16] = &[];
         for (g, group) in order.chunks(8).enumerate() {
@@ -304,32 +304,6 @@ unsafe fn contains(
             }
         }
     }
-}
-
-/// Keys of mixed lengths taken at a time by [`by_length`].
-const WINDOW: usize = 4096;
-
-/// The indexes of `keys` (at most [`WINDOW`]) in order of length (up to
-/// 63 bytes; longer keys last, together), into `order`: a counting sort,
-/// so that runs of eight have one length but at the end of each length's
-/// run.
-#[inline]
-fn by_length<'o>(keys: &[&[u8]], order: &'o mut [u16; WINDOW]) -> &'o [u16] {
-    const CLASSES: usize = 65;
-    let class = |key: &[u8]| key.len().min(CLASSES - 1);
-    let mut starts = [0u16; CLASSES + 1];
-    for key in keys {
-        starts[class(key) + 1] += 1;
-    }
-    for c in 1..=CLASSES {
-        starts[c] += starts[c - 1];
-    }
-    for (i, key) in keys.iter().enumerate() {
-        let at = &mut starts[class(key)];
-        order[usize::from(*at)] = i as u16;
-        *at += 1;
-    }
-    &order[..keys.len()]
 }
 
 /// LevelDB's `Hash` of the keys of `keys` at indexes `at` (up to eight).
