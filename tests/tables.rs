@@ -784,3 +784,38 @@ fn probes_of_damaged_tables_are_leveldbs_decisions() {
         tables.len()
     );
 }
+
+/// Statistics a caller builds by hand (counts near `usize::MAX`, more or
+/// fewer filters than the table has, any bits per key) get a verdict or an
+/// error from `verify_filter`, never a panic or an allocation they size.
+#[test]
+fn hand_made_statistics_get_a_verdict() {
+    for (name, bytes) in tables() {
+        let table = Table::new(&bytes).unwrap();
+        let real = table.key_stats().unwrap();
+        let filters = real.keys_per_filter.len();
+        for counts in [
+            vec![usize::MAX; filters],
+            vec![1 << 40; filters],
+            vec![0; filters],
+            vec![3; filters + 1000],
+            Vec::new(),
+        ] {
+            for bits_per_key in [None, Some(0), Some(usize::MAX), Some(1 << 40)] {
+                let mut stats = real.clone();
+                stats.keys_per_filter = counts.clone();
+                stats.keys = usize::MAX;
+                let options = VerifyOptions {
+                    bits_per_key,
+                    ..VerifyOptions::default()
+                };
+                let verdict = verify_filter(&table, &stats, options).unwrap();
+                let fits = counts == real.keys_per_filter;
+                assert!(
+                    fits || !matches!(verdict, Verdict::Match { .. }),
+                    "{name}: {verdict:?}"
+                );
+            }
+        }
+    }
+}
