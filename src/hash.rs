@@ -29,7 +29,8 @@ impl std::fmt::Display for HashVariant {
     }
 }
 
-const M: u32 = 0xc6a4a793;
+/// The hash's multiplier.
+pub(crate) const M: u32 = 0xc6a4a793;
 
 /// LevelDB's `Hash(data, n, seed)`, with the tail bytes read as `variant` says.
 ///
