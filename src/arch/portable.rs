@@ -74,7 +74,7 @@ fn hash2(a: &[u8], b: &[u8], variant: HashVariant) -> (u32, u32) {
         x ^= x >> 16;
         y ^= y >> 16;
     }
-    if a.len() % 4 == 0 {
+    if a.len().is_multiple_of(4) {
         return (x, y);
     }
     let x = x.wrapping_add(tail(a, variant)).wrapping_mul(M);
