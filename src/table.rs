@@ -242,15 +242,15 @@ impl<'a> Table<'a> {
     }
 
     /// Opens the table as LevelDB's `Table::Open` does for lookups
-    /// (`Table::InternalGet`, default options): the footer and the index
-    /// must be sound (the index's checksum checked, and the data blocks'
-    /// when they are read); the metaindex and the filter block are read as
-    /// LevelDB reads them, without their checksums, and where they cannot be
-    /// read (a block not in the file, not uncompressed, not parsed) the table
-    /// has no filter; the filter is the one LevelDB's seek of the metaindex
-    /// finds: the entry whose key is exactly `filter.<name>`, `<name>` taken
-    /// from the first `filter.` entry (a damaged restart array can hide an
-    /// entry from the seek that a walk meets).
+    /// (`Table::InternalGet`, default options, which check no checksum
+    /// unless `verify_checksums` or `paranoid_checks` is set): the footer and
+    /// the index must be sound; the metaindex and the filter block are not
+    /// needed, and where they cannot be read (a block not in the file, not
+    /// uncompressed, not parsed) the table has no filter; the filter is the
+    /// one LevelDB's seek of the metaindex finds: the entry whose key is
+    /// exactly `filter.<name>`, `<name>` taken from the first `filter.` entry
+    /// (a damaged restart array can hide an entry from the seek that a walk
+    /// meets). No checksum is checked, here or when blocks are read.
     ///
     /// [`Table::new`] is for checking a table: there every block must be
     /// sound, its checksum too.
@@ -259,7 +259,7 @@ impl<'a> Table<'a> {
     }
 
     fn open(file: &'a [u8], how: Open) -> Result<Self, Error> {
-        let verify_checksums = !matches!(how, Open::Strict { checksums: false });
+        let verify_checksums = matches!(how, Open::Strict { checksums: true });
         let Some(footer_at) = file.len().checked_sub(FOOTER_LEN) else {
             return Err(Error::TruncatedFooter {
                 len: file.len() as u64,
@@ -296,14 +296,9 @@ impl<'a> Table<'a> {
 
     /// The filter LevelDB's `ReadMeta` and `ReadFilter` find, for a policy
     /// named as the first `filter.` entry: none where a block cannot be read
-    /// or the seek misses the entry. Their checksums are not checked, as
-    /// LevelDB does not check them unless `paranoid_checks` is set.
+    /// or the seek misses the entry.
     fn find_filter_as_leveldb(&self) -> Option<TableFilter<'a>> {
-        let unchecked = Table {
-            verify_checksums: false,
-            ..self.clone()
-        };
-        let metaindex = unchecked
+        let metaindex = self
             .read_block(BlockKind::Metaindex, self.metaindex_handle)
             .ok()?;
         let mut walk = metaindex.entries();
@@ -320,7 +315,7 @@ impl<'a> Table<'a> {
             return None;
         }
         let (handle, _) = BlockHandle::decode(seek.value())?;
-        let block = unchecked.read_block(BlockKind::Filter, handle).ok()?;
+        let block = self.read_block(BlockKind::Filter, handle).ok()?;
         Some(TableFilter {
             name: String::from_utf8_lossy(&key[b"filter.".len()..]).into_owned(),
             block,

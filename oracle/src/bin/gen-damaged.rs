@@ -174,6 +174,35 @@ fn damage(rng: &mut Rng, file: &mut [u8], block: Block) -> String {
     }
 }
 
+/// Moves the footer's index or metaindex handle by a few bytes (its offset
+/// or its size, a varint byte changed in place); says how.
+fn damage_footer(rng: &mut Rng, file: &mut [u8]) -> String {
+    let footer = file.len() - 48;
+    // The four varints: metaindex offset and size, index offset and size.
+    let mut starts = Vec::new();
+    let mut at = footer;
+    for _ in 0..4 {
+        starts.push(at);
+        while file[at] & 0x80 != 0 {
+            at += 1;
+        }
+        at += 1;
+    }
+    let which = rng.range(0, 3) as usize;
+    let byte = starts[which];
+    let old = file[byte];
+    let delta = rng.range(1, 6) as u8;
+    // The low 7 bits move by a little; the continuation bit stays.
+    file[byte] = (old & 0x80) | (old & 0x7f).wrapping_add(delta) & 0x7f;
+    let name = [
+        "metaindex offset",
+        "metaindex size",
+        "index offset",
+        "index size",
+    ][which];
+    format!("footer's {name} byte {:#04x} -> {:#04x}", old, file[byte])
+}
+
 /// LevelDB's masked CRC-32C of `contents` and the compression byte that
 /// follows them, written after it.
 fn refit_crc(file: &mut [u8], block: Block) {
@@ -285,15 +314,30 @@ fn main() {
         let mut file = source.bytes.clone();
         let all = blocks(&file);
         let block = *rng.pick(&all);
-        let what = damage(&mut rng, &mut file, block);
-        refit_crc(&mut file, block);
+        let (what, block) = if rng.chance(10) {
+            // A footer handle moved: no checksum covers the footer.
+            (
+                damage_footer(&mut rng, &mut file),
+                Block {
+                    kind: "footer",
+                    ..block
+                },
+            )
+        } else {
+            let what = damage(&mut rng, &mut file, block);
+            refit_crc(&mut file, block);
+            (what, block)
+        };
         let stem = format!("damaged-{n:04}");
         let path = out.join(format!("{stem}.ldb"));
         std::fs::write(&path, &file).unwrap_or_else(|e| fail(&e.to_string()));
-        let damage = format!(
-            "{} with its {} block at {} damaged ({what}), CRC refitted",
-            source.name, block.kind, block.offset
-        );
+        let damage = match block.kind {
+            "footer" => format!("{} with its footer damaged ({what})", source.name),
+            kind => format!(
+                "{} with its {kind} block at {} damaged ({what}), CRC refitted",
+                source.name, block.offset
+            ),
+        };
         let mut text = String::new();
         for key in &source.keys {
             let bytes: Vec<u8> = (0..key.len())
