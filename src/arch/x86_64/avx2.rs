@@ -187,8 +187,15 @@ unsafe fn insert(
     // uninitialized, as zeroing them cost more than setting the bits of
     // a filter of 34 keys.
     let mut rows = [[MaybeUninit::<[u32; 8]>::uninit(); 60]; 2];
-    for (g, group) in keys.chunks(8).enumerate() {
-        masks(&reducer, hash8(group, variant), &mut rows[g % 2][..2 * k]);
+    // And each group is hashed before the last group's bits are set: the
+    // hash's chain of multiplies (its latency, not its work, was the cost)
+    // then runs beside those stores.
+    let mut groups = keys.chunks(8);
+    let mut next = groups.next().map(|group| hash8(group, variant));
+    let mut g = 0;
+    while let Some(h) = next {
+        next = groups.next().map(|group| hash8(group, variant));
+        masks(&reducer, h, &mut rows[g % 2][..2 * k]);
         // SAFETY (here and below): the rows read were written by
         // `masks` for the last group, from positions of `Probes8` over
         // `reducer`, made for `array`: clamped below 8 * array.len(), so
@@ -196,11 +203,11 @@ unsafe fn insert(
         if g > 0 {
             unsafe { set_rows(array, &rows[(g + 1) % 2][..2 * k], 8) };
         }
+        g += 1;
     }
-    let groups = keys.len().div_ceil(8);
-    if groups > 0 {
-        let ready = keys.len() - 8 * (groups - 1);
-        unsafe { set_rows(array, &rows[(groups + 1) % 2][..2 * k], ready) };
+    if g > 0 {
+        let ready = keys.len() - 8 * (g - 1);
+        unsafe { set_rows(array, &rows[(g + 1) % 2][..2 * k], ready) };
     }
 }
 
@@ -212,22 +219,22 @@ unsafe fn insert(
 #[target_feature(enable = "avx2")]
 unsafe fn insert_by_length(keys: &[&[u8]], variant: HashVariant, k: usize, array: &mut [u8]) {
     let reducer = Reducer::new(array.len() as u64 * 8);
-    // As in `insert`.
+    // As in `insert`: rows a group ahead, each group hashed a group ahead.
     let mut rows = [[MaybeUninit::<[u32; 8]>::uninit(); 60]; 2];
     let (mut g, mut ready) = (0, 0);
     let mut order = [0u16; WINDOW];
     for window in keys.chunks(WINDOW) {
-        for group in by_length(window, &mut order).chunks(8) {
-            masks(
-                &reducer,
-                hash_at(window, group, variant),
-                &mut rows[g % 2][..2 * k],
-            );
+        let hash = |at: &[u16]| (hash_at(window, at, variant), at.len());
+        let mut groups = by_length(window, &mut order).chunks(8);
+        let mut next = groups.next().map(hash);
+        while let Some((h, lanes)) = next {
+            next = groups.next().map(hash);
+            masks(&reducer, h, &mut rows[g % 2][..2 * k]);
             // SAFETY: as in `insert`.
             if g > 0 {
                 unsafe { set_rows(array, &rows[(g + 1) % 2][..2 * k], ready) };
             }
-            (g, ready) = (g + 1, group.len());
+            (g, ready) = (g + 1, lanes);
         }
     }
     if g > 0 {
@@ -253,11 +260,16 @@ unsafe fn contains(
     by_length: bool,
 ) {
     let reducer = Reducer::new(array.len() as u64 * 8);
-    // Written before read, as in `insert`.
+    // Written before read, as in `insert`; each group hashed a group
+    // ahead, as there.
     let mut rows = [[MaybeUninit::<[u32; 8]>::uninit(); 30]; 2];
     if !by_length {
-        for (g, group) in keys.chunks(8).enumerate() {
-            positions(&reducer, hash8(group, variant), &mut rows[g % 2][..k]);
+        let mut groups = keys.chunks(8);
+        let mut next = groups.next().map(|group| hash8(group, variant));
+        let mut g = 0;
+        while let Some(h) = next {
+            next = groups.next().map(|group| hash8(group, variant));
+            positions(&reducer, h, &mut rows[g % 2][..k]);
             // SAFETY (here and below): the rows read were written by
             // `positions` for the last group, with positions of `Probes8`
             // over `reducer`, made for `array`: clamped below 8 * array.len().
@@ -265,11 +277,11 @@ unsafe fn contains(
                 let out = &mut out[8 * (g - 1)..8 * g];
                 unsafe { test_rows(array, &rows[(g + 1) % 2][..k], out) };
             }
+            g += 1;
         }
-        let groups = keys.len().div_ceil(8);
-        if groups > 0 {
-            let last = &mut out[8 * (groups - 1)..];
-            unsafe { test_rows(array, &rows[(groups + 1) % 2][..k], last) };
+        if g > 0 {
+            let last = &mut out[8 * (g - 1)..];
+            unsafe { test_rows(array, &rows[(g + 1) % 2][..k], last) };
         }
         return;
     }
@@ -277,30 +289,27 @@ unsafe fn contains(
     let mut order = [0u16; WINDOW];
     for (w, window) in keys.chunks(WINDOW).enumerate() {
         let out = &mut out[w * WINDOW..];
-        let order = crate::arch::by_length(window, &mut order);
-        let mut answers = [false; 8];
-        let mut last: &[u16] = &[];
-        for (g, group) in order.chunks(8).enumerate() {
-            positions(
-                &reducer,
-                hash_at(window, group, variant),
-                &mut rows[g % 2][..k],
-            );
+        let hash = |at: &[u16]| hash_at(window, at, variant);
+        let mut groups = crate::arch::by_length(window, &mut order).chunks(8);
+        let mut next = groups.next().map(|at| (hash(at), at));
+        let (mut g, mut answers, mut last) = (0, [false; 8], &[][..]);
+        while let Some((h, at)) = next {
+            next = groups.next().map(|at| (hash(at), at));
+            positions(&reducer, h, &mut rows[g % 2][..k]);
             if g > 0 {
                 // SAFETY: as above.
                 unsafe { test_rows(array, &rows[(g + 1) % 2][..k], &mut answers[..last.len()]) };
-                for (&at, &answer) in last.iter().zip(&answers) {
-                    out[usize::from(at)] = answer;
+                for (&i, &answer) in last.iter().zip(&answers) {
+                    out[usize::from(i)] = answer;
                 }
             }
-            last = group;
+            (g, last) = (g + 1, at);
         }
-        let g = order.len().div_ceil(8);
         if g > 0 {
             // SAFETY: as above.
             unsafe { test_rows(array, &rows[(g + 1) % 2][..k], &mut answers[..last.len()]) };
-            for (&at, &answer) in last.iter().zip(&answers) {
-                out[usize::from(at)] = answer;
+            for (&i, &answer) in last.iter().zip(&answers) {
+                out[usize::from(i)] = answer;
             }
         }
     }
