@@ -6,7 +6,7 @@ mod vectors;
 
 use std::process::Output;
 
-use run::ldbfilter;
+use run::{assert_fails, ldbfilter};
 use vectors::read_cases;
 
 fn stdout(output: &Output) -> &str {
@@ -16,19 +16,6 @@ fn stdout(output: &Output) -> &str {
         String::from_utf8_lossy(&output.stderr)
     );
     std::str::from_utf8(&output.stdout).unwrap()
-}
-
-/// Asserts a failure: exit 1, nothing on stdout, one line on stderr holding `needle`.
-fn assert_fails(output: &Output, needle: &str) {
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "stderr: {stderr}");
-    assert!(output.stdout.is_empty(), "nothing written half-way");
-    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
-    assert!(
-        stderr.contains(needle),
-        "{stderr:?} should mention {needle:?}"
-    );
-    assert!(!stderr.contains("panicked"));
 }
 
 #[test]
@@ -211,19 +198,4 @@ fn bad_input_gets_one_line_and_exit_1() {
         ),
         "more than the limit of 64 MiB",
     );
-}
-
-#[test]
-fn usage_errors_exit_non_zero() {
-    for args in [
-        &["bloom", "create"][..],
-        &["bloom", "may-match"],
-        &["block"],
-        &["bloom", "create", "--bits-per-key", "x"],
-    ] {
-        let output = ldbfilter(args, "");
-        assert!(!output.status.success(), "{args:?}");
-        assert!(output.stdout.is_empty());
-        assert!(!String::from_utf8_lossy(&output.stderr).contains("panicked"));
-    }
 }

@@ -2,7 +2,11 @@
 //! address space (`ulimit -v`): one line on stderr naming what is wrong,
 //! exit 1, nothing on stdout; never an abort, never a wait on a stream.
 
+mod run;
+
 use std::process::{Command, Output};
+
+use run::assert_fails;
 
 /// `sh -c SCRIPT` with `$L` the ldbfilter binary and 2 GiB of address space.
 fn sh(script: &str) -> Output {
@@ -12,16 +16,6 @@ fn sh(script: &str) -> Output {
         .env("L", env!("CARGO_BIN_EXE_ldbfilter"))
         .output()
         .unwrap()
-}
-
-/// Asserts exit 1, nothing on stdout, and one line on stderr holding `needle`.
-fn assert_one_line(output: &Output, needle: &str) {
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{needle}: {stderr}");
-    assert!(output.stdout.is_empty(), "{needle}: stdout not empty");
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(stderr.starts_with("ldbfilter: "), "{stderr}");
-    assert!(stderr.contains(needle), "want {needle:?} in {stderr}");
 }
 
 const TABLE: &str = "testdata/tables/db-snappy-0.ldb";
@@ -55,7 +49,7 @@ fn arguments_that_would_size_gigabytes_are_refused_before_allocating() {
         ),
     ];
     for (script, needle) in cases {
-        assert_one_line(&sh(&script), needle);
+        assert_fails(&sh(&script), needle);
     }
 }
 
@@ -78,7 +72,7 @@ fn endless_or_huge_stdin_is_cut_at_the_limit() {
         } else {
             limit
         };
-        assert_one_line(&sh(&script), needle);
+        assert_fails(&sh(&script), needle);
     }
 }
 
@@ -110,7 +104,7 @@ fn tables_must_be_regular_files_and_are_judged_by_their_footer_first() {
             (".", ".: is a directory, not a table file"),
         ] {
             let out = sh(&format!("\"$L\" {command} {file}{key}"));
-            assert_one_line(&out, needle);
+            assert_fails(&out, needle);
         }
     }
 }
@@ -120,7 +114,9 @@ fn usage_errors_are_one_line_and_exit_1() {
     for (args, needle) in [
         ("bloom create", "--bits-per-key <BITS_PER_KEY>"),
         ("bloom create --bits-per-key x", "invalid value 'x'"),
+        ("bloom may-match", "<FILE>"),
         ("bloom", "a command is needed: create, may-match"),
+        ("block", "a command is needed: build, may-match"),
         (
             "",
             "a command is needed: bloom, block, inspect, probe, verify",
@@ -129,7 +125,7 @@ fn usage_errors_are_one_line_and_exit_1() {
         ("verify --bitz 3 t.ldb", "--bitz"),
     ] {
         let out = sh(&format!("\"$L\" {args} < /dev/null"));
-        assert_one_line(&out, needle);
+        assert_fails(&out, needle);
         assert!(String::from_utf8_lossy(&out.stderr).ends_with("more with --help)\n"));
     }
     // Help is not an error.
@@ -152,7 +148,7 @@ fn hex_errors_name_the_stray_character() {
             "printf '{}\\n' | \"$L\" bloom create --bits-per-key 10",
             input.replace('\t', "\\t").replace('\r', "\\r")
         ));
-        assert_one_line(&out, needle);
+        assert_fails(&out, needle);
     }
 }
 
@@ -160,7 +156,7 @@ fn hex_errors_name_the_stray_character() {
 fn an_empty_filter_or_block_file_is_an_error() {
     for command in ["bloom may-match /dev/null", "block may-match /dev/null"] {
         let out = sh(&format!("echo 0061 | \"$L\" {command}"));
-        assert_one_line(&out, "/dev/null: an empty file, not a filter");
+        assert_fails(&out, "/dev/null: an empty file, not a filter");
     }
     // One empty line is the empty filter: LevelDB answers false (a Bloom
     // filter) and true (a filter block) for it.

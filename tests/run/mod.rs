@@ -1,4 +1,5 @@
-//! Runs `ldbfilter` as a user does.
+//! Runs `ldbfilter` as a user does, and checks how it fails.
+#![allow(dead_code)] // each test binary uses its own share
 
 use std::ffi::OsStr;
 use std::io::Write;
@@ -16,4 +17,22 @@ pub fn ldbfilter<S: AsRef<OsStr>>(args: &[S], stdin: &str) -> Output {
     // The tool may exit before reading all of stdin; a broken pipe is fine then.
     let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
     child.wait_with_output().unwrap()
+}
+
+/// Asserts a failure: exit 1, nothing on stdout, one line on stderr that is
+/// ldbfilter's (no panic) and holds `needle`.
+pub fn assert_fails(output: &Output, needle: &str) {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{needle}: {stderr}");
+    assert!(
+        output.stdout.is_empty(),
+        "{needle}: nothing written half-way"
+    );
+    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+    assert!(stderr.starts_with("ldbfilter: "), "{stderr}");
+    assert!(
+        stderr.contains(needle),
+        "{stderr:?} should mention {needle:?}"
+    );
+    assert!(!stderr.contains("panicked"));
 }
