@@ -303,21 +303,27 @@ pub fn verify(args: &VerifyArgs) -> bool {
 /// rebuild, the variant is the one under which every key the table holds
 /// may match (see [`members_match`]).
 ///
-/// Without `stats` (for `probe`, which answers for a damaged table as
-/// LevelDB does), the key format is internal where the data keys or the
+/// For `probe` ([`Keys::Reads`]), which answers for a damaged table as
+/// LevelDB does, the key format is internal where the data keys or the
 /// index's look internal (a damaged key can break the data keys' order),
 /// and the variant is judged by [`members_match`] from the keys of the
 /// blocks that read.
 fn detect<'t, 'a>(
     table: &'t Table<'a>,
-    stats: Option<&KeyStats>,
+    keys: Keys<'_>,
     detect: &Detect,
 ) -> Result<(KeyFormat, Option<FilterFound<'t, 'a>>), leveldb_filter::Error> {
     let options = detect.options(None);
-    let looks_internal = match stats {
-        Some(stats) => stats.looks_internal,
-        None => {
-            table.key_stats().is_ok_and(|stats| stats.looks_internal) || index_looks_internal(table)
+    let (looks_internal, stats) = match keys {
+        Keys::Stats(stats) => (stats.looks_internal, Some(stats)),
+        Keys::Reads(checked) => {
+            // A pass that checked every block finds what an unchecked one
+            // would: walked again only where it failed.
+            let data = checked.map_or_else(
+                || table.key_stats().is_ok_and(|stats| stats.looks_internal),
+                |stats| stats.looks_internal,
+            );
+            (data || index_looks_internal(table), None)
         }
     };
     let format = options.key_format.unwrap_or(if looks_internal {
@@ -374,6 +380,15 @@ fn detect<'t, 'a>(
         (None, _, None) => members_match(table, filter, format, named[0]),
     };
     Ok((format, found(Some(variant), &what, basis)))
+}
+
+/// What [`detect`] judges a table's keys from.
+enum Keys<'s> {
+    /// `inspect`'s pass over the keys, every block read.
+    Stats(&'s KeyStats),
+    /// `probe`'s: the table is read as LevelDB reads it, damaged or not;
+    /// the statistics of a pass that checked every block, where it passed.
+    Reads(Option<&'s KeyStats>),
 }
 
 /// Whether the index's keys (read in order, up to any damage) look like a
@@ -518,9 +533,14 @@ pub fn probe_keys(args: &ProbeArgs) -> bool {
             return stdout.flush().map_err(write_error).map(|()| None);
         }
         let table = Table::new_for_lookups(&loaded.bytes).map_err(table_error(path))?;
-        // A data block that does not read leaves the lookups of the others
-        // standing, as in LevelDB: detection takes what reads.
-        let (format, found) = detect(&table, None, &args.detect).map_err(table_error(path))?;
+        // One pass over the data blocks that checks them: where it passes,
+        // detection takes its statistics; a checksum that fails is said
+        // after the answers (LevelDB's lookups check none). A data block
+        // that does not read leaves the lookups of the others standing, as
+        // in LevelDB: detection then takes what reads.
+        let checked = Table::new(&loaded.bytes).and_then(|table| table.key_stats());
+        let (format, found) = detect(&table, Keys::Reads(checked.as_ref().ok()), &args.detect)
+            .map_err(table_error(path))?;
         if let Some(found) = found.as_ref().filter(|f| f.basis.1.starts_with("a guess")) {
             // Which LevelDB reads the table decides; say so.
             eprintln!(
@@ -556,10 +576,8 @@ pub fn probe_keys(args: &ProbeArgs) -> bool {
                 corrupt.0
             )));
         }
-        // LevelDB's lookups do not check checksums (unless asked to); the
-        // answers above are theirs, but a block that fails its checksum is
-        // said, and the exit is 1.
-        let checked = Table::new(&loaded.bytes).and_then(|table| table.key_stats());
+        // The answers above are LevelDB's, but a block that fails its
+        // checksum is said, and the exit is 1.
         Ok(match checked {
             Err(e @ leveldb_filter::Error::ChecksumMismatch { .. }) => Some(format!(
                 "{e} (the answers are LevelDB's, whose lookups do not check checksums)"
@@ -605,7 +623,7 @@ pub fn inspect(args: &InspectArgs) -> bool {
         }
         let (table, stats) = loaded.open(path)?;
         let (format, found) =
-            detect(&table, Some(&stats), &args.detect).map_err(table_error(path))?;
+            detect(&table, Keys::Stats(&stats), &args.detect).map_err(table_error(path))?;
         let report = Report {
             path,
             table: &table,
