@@ -62,7 +62,9 @@ fn hash_group<'k>(
     }
 }
 
-/// LevelDB's `Hash` of two keys of one length (as [`hash`] computes each).
+/// LevelDB's `Hash` of two keys of one length (as [`hash`] computes each;
+/// its steps are written out again here: shared through small functions in
+/// hash.rs, batches of short keys measured slower).
 #[inline]
 fn hash2(a: &[u8], b: &[u8], variant: HashVariant) -> (u32, u32) {
     let init = SEED ^ (a.len() as u32).wrapping_mul(M);
