@@ -6,7 +6,11 @@
 
 use std::collections::BTreeSet;
 
-use quickcheck::{QuickCheck, TestResult};
+use quickcheck::TestResult;
+
+#[path = "../../tests/arbitrary/seed.rs"]
+mod seed;
+use seed::check;
 
 use super::portable::Modulus;
 use super::Kernel;
@@ -99,9 +103,7 @@ fn reduction_matches_leveldb_for_any_filter_size() {
             .collect();
         TestResult::from_bool(fast == naive(h, bits, 30))
     }
-    QuickCheck::new()
-        .tests(20_000)
-        .quickcheck(prop as fn(u32, u64) -> TestResult);
+    check(20_000, prop as fn(u32, u64) -> TestResult);
     for bits in [
         64,
         72,
@@ -159,9 +161,7 @@ fn kernels_agree_on_positions() {
                     .all(|(got, want)| got.iter().zip(want).all(|(&a, &b)| a as usize == b))
         })
     }
-    QuickCheck::new()
-        .tests(5_000)
-        .quickcheck(prop as fn(Vec<Vec<u8>>, u8, u32, bool) -> bool);
+    check(5_000, prop as fn(Vec<Vec<u8>>, u8, u32, bool) -> bool);
     exercised("kernels_agree_on_positions", &Kernel::all());
 }
 
@@ -281,9 +281,10 @@ fn kernels_agree_on_filters_and_batches() {
             got == want && batch == answers && single == answers
         })
     }
-    QuickCheck::new()
-        .tests(2_000)
-        .quickcheck(prop as fn(Vec<Vec<u8>>, Vec<Vec<u8>>, u8, bool) -> bool);
+    check(
+        2_000,
+        prop as fn(Vec<Vec<u8>>, Vec<Vec<u8>>, u8, bool) -> bool,
+    );
     exercised("kernels_agree_on_filters_and_batches", &Kernel::all());
 }
 
@@ -333,9 +334,7 @@ fn kernels_agree_on_keys_of_one_length() {
             got == want && batch == answers
         })
     }
-    QuickCheck::new()
-        .tests(3_000)
-        .quickcheck(prop as fn(u8, u16, u64, u8, bool) -> bool);
+    check(3_000, prop as fn(u8, u16, u64, u8, bool) -> bool);
     exercised("kernels_agree_on_keys_of_one_length", &Kernel::all());
 }
 
@@ -358,9 +357,7 @@ fn kernels_agree_on_single_lookups() {
             })
         })
     }
-    QuickCheck::new()
-        .tests(20_000)
-        .quickcheck(prop as fn(Vec<u8>, u8, Vec<Vec<u8>>, bool) -> bool);
+    check(20_000, prop as fn(Vec<u8>, u8, Vec<Vec<u8>>, bool) -> bool);
     // Dense and sparse arrays, so that both answers are common.
     let policy = BloomFilterPolicy::new(10);
     let kernels = Kernel::all();

@@ -5,14 +5,14 @@
 #![allow(dead_code)]
 
 use leveldb_filter::{BloomFilterPolicy, FilterBlockBuilder, FilterPolicy, HashVariant};
-use quickcheck::{Arbitrary, Gen, QuickCheck, Testable};
+use quickcheck::{Arbitrary, Gen, Testable};
 
-/// Runs a property on `tests` random inputs.
+mod seed;
+
+/// Runs a property on `tests` inputs drawn from a fixed seed
+/// (`QUICKCHECK_SEED` names another).
 pub fn check<A: Testable>(tests: u64, prop: A) {
-    QuickCheck::new()
-        .tests(tests)
-        .max_tests(tests * 10)
-        .quickcheck(prop);
+    seed::check(tests, prop);
 }
 
 /// A key of length 0..=64 whose bytes are >= 0x80 half of the time.
