@@ -229,6 +229,10 @@ impl FilterPolicy for BloomFilterPolicy {
     fn key_may_match_batch(&self, keys: &[&[u8]], filter: &[u8], out: &mut [bool]) {
         self.batch_with(Kernel::detect(), keys, filter, out);
     }
+
+    fn as_bloom(&self) -> Option<&BloomFilterPolicy> {
+        Some(self)
+    }
 }
 
 impl BloomFilterPolicy {
@@ -270,13 +274,13 @@ impl BloomFilterPolicy {
     }
 
     /// The bit array's length in bytes for `n` keys.
-    fn array_len(&self, n: usize) -> usize {
+    pub(crate) fn array_len(&self, n: usize) -> usize {
         n.saturating_mul(self.bits_per_key).max(64).div_ceil(8)
     }
 
     /// Appends to `dst` a zeroed bit array for `n` keys and the k byte;
     /// returns where the array starts.
-    fn start_filter(&self, n: usize, dst: &mut Vec<u8>) -> usize {
+    pub(crate) fn start_filter(&self, n: usize, dst: &mut Vec<u8>) -> usize {
         let bytes = self.array_len(n);
         let start = dst.len();
         dst.resize(start + bytes, 0);

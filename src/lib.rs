@@ -194,6 +194,16 @@ pub trait FilterPolicy: Send + Sync {
             *answer = self.key_may_match(key, filter);
         }
     }
+
+    /// This policy as a [`BloomFilterPolicy`], where it makes exactly that
+    /// policy's filters from the same keys (`None`, the default, for any
+    /// other). A [`FilterBlockBuilder`] then keeps each key's hash rather
+    /// than its bytes until its filter is cut. A
+    /// wrapper that hands keys on unchanged may forward it; one that changes
+    /// keys must not.
+    fn as_bloom(&self) -> Option<&BloomFilterPolicy> {
+        None
+    }
 }
 
 macro_rules! forward_policy {
@@ -210,6 +220,9 @@ macro_rules! forward_policy {
             }
             fn key_may_match_batch(&self, keys: &[&[u8]], filter: &[u8], out: &mut [bool]) {
                 (**self).key_may_match_batch(keys, filter, out)
+            }
+            fn as_bloom(&self) -> Option<&BloomFilterPolicy> {
+                (**self).as_bloom()
             }
         }
     )*};

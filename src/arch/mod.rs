@@ -181,6 +181,25 @@ impl Kernel {
         }
     }
 
+    /// Sets in `array` the `k` probe bits of every key hashed to `hashes`:
+    /// [`insert`](Kernel::insert) for a builder that hashes keys as they
+    /// come. (AVX-512 CPUs run AVX2's code for it: its work is the bits,
+    /// a few dozen keys' at a time in a filter block, where AVX-512 has no
+    /// lead.)
+    pub(crate) fn insert_hashes(self, hashes: &[u32], k: usize, array: &mut [u8]) {
+        let done = hashes.len() >= FEW_TO_CREATE
+            && match self {
+                Kernel::Scalar => false,
+                #[cfg(target_arch = "x86_64")]
+                Kernel::Avx2(cpu) => cpu.insert_hashes(hashes, k, array),
+                #[cfg(target_arch = "x86_64")]
+                Kernel::Avx512(cpu) => x86_64::Avx2::from(cpu).insert_hashes(hashes, k, array),
+            };
+        if !done {
+            portable::insert_hashes(hashes, k, array);
+        }
+    }
+
     /// LevelDB's `KeyMayMatch` for one key against a filter's bit array and
     /// `k <= 30`.
     #[inline]

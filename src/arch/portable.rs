@@ -37,6 +37,14 @@ pub(crate) fn insert(keys: &[&[u8]], variant: HashVariant, k: usize, array: &mut
     }
 }
 
+/// Sets in `array` the `k` probe bits of every key hashed to `hashes`.
+pub(crate) fn insert_hashes(hashes: &[u32], k: usize, array: &mut [u8]) {
+    let modulus = Modulus::new(array.len() * 8);
+    for &h in hashes {
+        set_bits(array, modulus, k, h);
+    }
+}
+
 /// LevelDB's `Hash` of up to eight keys into `hashes`, two at a time where
 /// two keys in a row have one length: their chains of multiplies side by
 /// side in one loop, which the core runs in parallel.

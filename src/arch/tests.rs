@@ -288,6 +288,33 @@ fn kernels_agree_on_filters_and_batches() {
     exercised("kernels_agree_on_filters_and_batches", &Kernel::all());
 }
 
+/// The bits each kernel sets from hashes (a filter block builder's
+/// filters) against LevelDB's formula: any number of hashes, any bits per
+/// key.
+#[test]
+fn kernels_agree_on_bits_from_hashes() {
+    fn prop(n: u16, seed: u32, bits: u8) -> bool {
+        let hashes: Vec<u32> = (0..u32::from(n % 300))
+            .map(|i| i.wrapping_mul(0x9e37_79b9) ^ seed)
+            .collect();
+        let policy = BloomFilterPolicy::new(usize::from(bits % 51));
+        let (bytes, k) = (policy.array_len(hashes.len()), policy.k());
+        let mut want = vec![0u8; bytes];
+        for &h in &hashes {
+            for pos in naive(h, bytes as u64 * 8, k) {
+                want[pos / 8] |= 1 << (pos % 8);
+            }
+        }
+        Kernel::all().into_iter().all(|kernel| {
+            let mut got = vec![0u8; bytes];
+            kernel.insert_hashes(&hashes, k, &mut got);
+            got == want
+        })
+    }
+    check(3_000, prop as fn(u16, u32, u8) -> bool);
+    exercised("kernels_agree_on_bits_from_hashes", &Kernel::all());
+}
+
 /// Filters and batches of keys of one length (the AVX2 kernel's work),
 /// every length 0..=80, both variants, any bits per key.
 #[test]

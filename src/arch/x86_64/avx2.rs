@@ -23,6 +23,14 @@ use crate::HashVariant;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Avx2(());
 
+impl From<super::Avx512> for Avx2 {
+    /// An AVX-512 kernel proves AVX2 as well: [`Avx512::detect`](super::Avx512::detect)
+    /// asks for it.
+    fn from(_: super::Avx512) -> Avx2 {
+        Avx2(())
+    }
+}
+
 impl Avx2 {
     /// The kernel, where the CPU has AVX2.
     pub(crate) fn detect() -> Option<Avx2> {
@@ -72,6 +80,19 @@ impl Avx2 {
         // SAFETY: `self` proves the CPU has AVX2; the array's length, k and
         // `out` were checked.
         unsafe { contains(keys, variant, k, array, out, by_length) };
+        true
+    }
+
+    /// Sets in `array` the `k` probe bits of every key hashed to `hashes`;
+    /// `false` (nothing written) for an array or a `k` this kernel does not
+    /// take.
+    pub(crate) fn insert_hashes(self, hashes: &[u32], k: usize, array: &mut [u8]) -> bool {
+        if !vectorable(array.len(), k) {
+            return false;
+        }
+        // SAFETY: `self` proves the CPU has AVX2; the array's length and k
+        // were checked.
+        unsafe { insert_hashes(hashes, k, array) };
         true
     }
 
@@ -236,6 +257,30 @@ unsafe fn insert_by_length(keys: &[&[u8]], variant: HashVariant, k: usize, array
             }
             (g, ready) = (g + 1, lanes);
         }
+    }
+    if g > 0 {
+        // SAFETY: as in `insert`.
+        unsafe { set_rows(array, &rows[(g + 1) % 2][..2 * k], ready) };
+    }
+}
+
+/// [`insert`] for keys already hashed: each group's rows stored a group
+/// ahead of the bits they set, as there.
+///
+/// # Safety
+/// As for [`insert`].
+#[target_feature(enable = "avx2")]
+unsafe fn insert_hashes(hashes: &[u32], k: usize, array: &mut [u8]) {
+    let reducer = Reducer::new(array.len() as u64 * 8);
+    let mut rows = [[MaybeUninit::<[u32; 8]>::uninit(); 60]; 2];
+    let (mut g, mut ready) = (0, 0);
+    for group in hashes.chunks(8) {
+        masks(&reducer, load_up_to8(group), &mut rows[g % 2][..2 * k]);
+        // SAFETY: as in `insert`.
+        if g > 0 {
+            unsafe { set_rows(array, &rows[(g + 1) % 2][..2 * k], ready) };
+        }
+        (g, ready) = (g + 1, group.len());
     }
     if g > 0 {
         // SAFETY: as in `insert`.
@@ -529,6 +574,25 @@ fn load16(key: &[u8], at: usize) -> __m128i {
     let bytes: &[u8; 16] = key[at..at + 16].try_into().expect("16 bytes");
     // SAFETY: `bytes` is 16 bytes.
     unsafe { _mm_loadu_si128(bytes.as_ptr().cast()) }
+}
+
+/// Up to eight words as a vector, lanes past them zero: one load, masked
+/// for fewer than eight (a copy to the stack and a load of it waits for
+/// the copy's stores).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn load_up_to8(words: &[u32]) -> __m256i {
+    if let Ok(words) = <&[u32; 8]>::try_from(words) {
+        return load8(words);
+    }
+    let n = words.len().min(8) as i32;
+    let mask = _mm256_cmpgt_epi32(
+        _mm256_set1_epi32(n),
+        _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+    );
+    // SAFETY: the mask reads lanes below `words.len()` only, and a masked
+    // load touches no memory in the lanes it leaves out.
+    unsafe { _mm256_maskload_epi32(words.as_ptr().cast(), mask) }
 }
 
 /// Eight words as a vector.

@@ -45,7 +45,9 @@ const LANES: usize = 16;
 
 /// Proof that this CPU has AVX-512F, AVX-512VL and POPCNT: only
 /// [`Avx512::detect`] makes one, so that every method may run this kernel's
-/// code (which enables those features) safely.
+/// code (which enables those features) safely. It proves AVX2 too (every
+/// AVX-512 CPU has it; `detect` asks): work this kernel has no code of its
+/// own for runs AVX2's ([`Avx2::from`](super::Avx2)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Avx512(());
 
@@ -54,7 +56,8 @@ impl Avx512 {
     pub(crate) fn detect() -> Option<Avx512> {
         let has = std::is_x86_feature_detected!("avx512f")
             && std::is_x86_feature_detected!("avx512vl")
-            && std::is_x86_feature_detected!("popcnt");
+            && std::is_x86_feature_detected!("popcnt")
+            && std::is_x86_feature_detected!("avx2");
         has.then_some(Avx512(()))
     }
 
