@@ -272,13 +272,25 @@ pub(crate) fn looks_one_length(keys: &[&[u8]]) -> bool {
 /// Keys of mixed lengths taken at a time by [`by_length`].
 pub(crate) const WINDOW: usize = 4096;
 
+/// Length classes of [`by_length`]: 0 to 63 bytes, and longer.
+pub(crate) const CLASSES: usize = 65;
+
 /// The indexes of `keys` (at most [`WINDOW`]) in order of length (up to
 /// 63 bytes; longer keys last, together), into `order`: a counting sort,
 /// so that runs of eight have one length but at the end of each length's
 /// run.
 #[inline]
 pub(crate) fn by_length<'o>(keys: &[&[u8]], order: &'o mut [u16; WINDOW]) -> &'o [u16] {
-    const CLASSES: usize = 65;
+    length_runs(keys, order).0
+}
+
+/// [`by_length`], and where each class's run ends in that order (every
+/// class in turn, empty ones too).
+#[inline]
+pub(crate) fn length_runs<'o>(
+    keys: &[&[u8]],
+    order: &'o mut [u16; WINDOW],
+) -> (&'o [u16], [u16; CLASSES]) {
     let class = |key: &[u8]| key.len().min(CLASSES - 1);
     let mut starts = [0u16; CLASSES + 1];
     for key in keys {
@@ -292,5 +304,7 @@ pub(crate) fn by_length<'o>(keys: &[&[u8]], order: &'o mut [u16; WINDOW]) -> &'o
         order[usize::from(*at)] = i as u16;
         *at += 1;
     }
-    &order[..keys.len()]
+    // Each class's start has moved to its end.
+    let ends = std::array::from_fn(|c| starts[c]);
+    (&order[..keys.len()], ends)
 }

@@ -14,7 +14,7 @@ use std::arch::x86_64::*;
 use std::mem::MaybeUninit;
 
 use super::M;
-use crate::arch::{by_length, looks_one_length, vectorable, FEW_TO_SORT, WINDOW};
+use crate::arch::{length_runs, looks_one_length, vectorable, FEW_TO_SORT, WINDOW};
 use crate::bloom::SEED;
 use crate::HashVariant;
 
@@ -245,17 +245,23 @@ unsafe fn insert_by_length(keys: &[&[u8]], variant: HashVariant, k: usize, array
     let (mut g, mut ready) = (0, 0);
     let mut order = [0u16; WINDOW];
     for window in keys.chunks(WINDOW) {
-        let hash = |at: &[u16]| (hash_at(window, at, variant), at.len());
-        let mut groups = by_length(window, &mut order).chunks(8);
-        let mut next = groups.next().map(hash);
-        while let Some((h, lanes)) = next {
-            next = groups.next().map(hash);
-            masks(&reducer, h, &mut rows[g % 2][..2 * k]);
-            // SAFETY: as in `insert`.
-            if g > 0 {
-                unsafe { set_rows(array, &rows[(g + 1) % 2][..2 * k], ready) };
+        // Sixteen keys at a time: two groups, hashed side by side.
+        let hash = |at: &[u16]| (hash16_at(window, at, variant), at.len());
+        let mut units = units16(window, &mut order);
+        let mut next = units.next().map(hash);
+        while let Some((h, n)) = next {
+            next = units.next().map(hash);
+            for (h, lanes) in [(h[0], n.min(8)), (h[1], n.saturating_sub(8))] {
+                if lanes == 0 {
+                    break;
+                }
+                masks(&reducer, h, &mut rows[g % 2][..2 * k]);
+                // SAFETY: as in `insert`.
+                if g > 0 {
+                    unsafe { set_rows(array, &rows[(g + 1) % 2][..2 * k], ready) };
+                }
+                (g, ready) = (g + 1, lanes);
             }
-            (g, ready) = (g + 1, lanes);
         }
     }
     if g > 0 {
@@ -334,21 +340,30 @@ unsafe fn contains(
     let mut order = [0u16; WINDOW];
     for (w, window) in keys.chunks(WINDOW).enumerate() {
         let out = &mut out[w * WINDOW..];
-        let hash = |at: &[u16]| hash_at(window, at, variant);
-        let mut groups = crate::arch::by_length(window, &mut order).chunks(8);
-        let mut next = groups.next().map(|at| (hash(at), at));
+        // Sixteen keys at a time, as in `insert_by_length`.
+        let hash = |at: &[u16]| hash16_at(window, at, variant);
+        let mut units = units16(window, &mut order);
+        let mut next = units.next().map(|at| (hash(at), at));
         let (mut g, mut answers, mut last) = (0, [false; 8], &[][..]);
         while let Some((h, at)) = next {
-            next = groups.next().map(|at| (hash(at), at));
-            positions(&reducer, h, &mut rows[g % 2][..k]);
-            if g > 0 {
-                // SAFETY: as above.
-                unsafe { test_rows(array, &rows[(g + 1) % 2][..k], &mut answers[..last.len()]) };
-                for (&i, &answer) in last.iter().zip(&answers) {
-                    out[usize::from(i)] = answer;
+            next = units.next().map(|at| (hash(at), at));
+            let (first, second) = at.split_at(at.len().min(8));
+            for (h, at) in [(h[0], first), (h[1], second)] {
+                if at.is_empty() {
+                    break;
                 }
+                positions(&reducer, h, &mut rows[g % 2][..k]);
+                if g > 0 {
+                    // SAFETY: as above.
+                    unsafe {
+                        test_rows(array, &rows[(g + 1) % 2][..k], &mut answers[..last.len()])
+                    };
+                    for (&i, &answer) in last.iter().zip(&answers) {
+                        out[usize::from(i)] = answer;
+                    }
+                }
+                (g, last) = (g + 1, at);
             }
-            (g, last) = (g + 1, at);
         }
         if g > 0 {
             // SAFETY: as above.
@@ -360,15 +375,53 @@ unsafe fn contains(
     }
 }
 
-/// LevelDB's `Hash` of the keys of `keys` at indexes `at` (up to eight).
+/// The indexes of `keys` in order of length ([`length_runs`]), sixteen
+/// at a time, each unit of one length (but for the longest keys, which
+/// share a class).
+#[inline]
+fn units16<'o>(keys: &[&[u8]], order: &'o mut [u16; WINDOW]) -> impl Iterator<Item = &'o [u16]> {
+    let (sorted, ends) = length_runs(keys, order);
+    let mut from = 0;
+    ends.into_iter().flat_map(move |end| {
+        let run = &sorted[from..usize::from(end)];
+        from = usize::from(end);
+        run.chunks(16)
+    })
+}
+
+/// LevelDB's `Hash` of the keys of `keys` at indexes `at` (up to
+/// sixteen), eight to a vector: where more than eight have one length, the
+/// two groups side by side ([`hash_same8x2`]).
 #[inline]
 #[target_feature(enable = "avx2")]
-fn hash_at(keys: &[&[u8]], at: &[u16], variant: HashVariant) -> __m256i {
-    let mut group: [&[u8]; 8] = [&[]; 8];
+fn hash16_at(keys: &[&[u8]], at: &[u16], variant: HashVariant) -> [__m256i; 2] {
+    let mut group: [&[u8]; 16] = [&[]; 16];
     for (key, &i) in group.iter_mut().zip(at) {
         *key = keys[usize::from(i)];
     }
-    hash8(&group[..at.len()], variant)
+    let (n, len) = (at.len(), group[0].len());
+    if n > 8 && group[..n].iter().all(|key| key.len() == len) {
+        // Padded with the first key.
+        let first = group[0];
+        group[n..].fill(first);
+        let (a, b) = group.split_at(8);
+        return hash_same8x2(a, b, len, variant);
+    }
+    let (a, b) = group.split_at(8);
+    let second = match n > 8 {
+        true => hash8_apart(&b[..n - 8], variant),
+        false => _mm256_setzero_si256(),
+    };
+    [hash8_apart(&a[..n.min(8)], variant), second]
+}
+
+/// [`hash8`], not inlined: for the groups of [`hash16_at`] whose keys are
+/// not all of one length (few), so that the side-by-side path around them
+/// stays small enough to be inlined whole.
+#[inline(never)]
+#[target_feature(enable = "avx2")]
+fn hash8_apart(keys: &[&[u8]], variant: HashVariant) -> __m256i {
+    hash8(keys, variant)
 }
 
 /// The probe positions of eight keys hashed to `h`, in order: two exact
@@ -514,48 +567,217 @@ fn hash8(keys: &[&[u8]], variant: HashVariant) -> __m256i {
     unsafe { _mm256_loadu_si256(hashes.as_ptr().cast()) }
 }
 
-/// LevelDB's `Hash` of eight keys of `len` bytes each.
-#[inline]
-#[target_feature(enable = "avx2")]
-fn hash_same8(keys: &[&[u8]], len: usize, variant: HashVariant) -> __m256i {
-    let mut h = _mm256_set1_epi32((SEED ^ (len as u32).wrapping_mul(M as u32)) as i32);
-    // Whole 16-byte chunks: key j's chunk in lane half j / 4 of a[j % 4],
-    // then a 4x4 transpose in each half gives word t of every key.
-    let mut at = 0;
-    while at + 16 <= len {
+/// Eight keys' 16 bytes each (key j's in `c[j]`) as words: word t of
+/// every key in vector t (key j's 16 bytes in lane half j / 4 of a[j % 4],
+/// then a 4x4 transpose in each half). (This and the macros below are
+/// macros, not functions: LLVM left such small functions out of line in
+/// the side-by-side hash, and a `#[target_feature]` function cannot be
+/// `#[inline(always)]`.)
+macro_rules! transpose {
+    ($c:expr) => {{
+        let c: [__m128i; 8] = $c;
         let a = [
-            _mm256_set_m128i(load16(keys[4], at), load16(keys[0], at)),
-            _mm256_set_m128i(load16(keys[5], at), load16(keys[1], at)),
-            _mm256_set_m128i(load16(keys[6], at), load16(keys[2], at)),
-            _mm256_set_m128i(load16(keys[7], at), load16(keys[3], at)),
+            _mm256_set_m128i(c[4], c[0]),
+            _mm256_set_m128i(c[5], c[1]),
+            _mm256_set_m128i(c[6], c[2]),
+            _mm256_set_m128i(c[7], c[3]),
         ];
         let t0 = _mm256_unpacklo_epi32(a[0], a[1]);
         let t1 = _mm256_unpackhi_epi32(a[0], a[1]);
         let t2 = _mm256_unpacklo_epi32(a[2], a[3]);
         let t3 = _mm256_unpackhi_epi32(a[2], a[3]);
-        h = round(h, _mm256_unpacklo_epi64(t0, t2));
-        h = round(h, _mm256_unpackhi_epi64(t0, t2));
-        h = round(h, _mm256_unpacklo_epi64(t1, t3));
-        h = round(h, _mm256_unpackhi_epi64(t1, t3));
-        at += 16;
-    }
-    // Whole words left, then the tail.
-    let mut words = [0u32; 8];
-    while at + 4 <= len {
+        [
+            _mm256_unpacklo_epi64(t0, t2),
+            _mm256_unpackhi_epi64(t0, t2),
+            _mm256_unpacklo_epi64(t1, t3),
+            _mm256_unpackhi_epi64(t1, t3),
+        ]
+    }};
+}
+
+/// Words `at / 4..at / 4 + 4` of eight keys, as [`transpose`] gives them.
+macro_rules! chunk_words {
+    ($keys:expr, $at:expr) => {{
+        let (keys, at): (&[&[u8]], usize) = ($keys, $at);
+        transpose!([
+            load16(keys[0], at),
+            load16(keys[1], at),
+            load16(keys[2], at),
+            load16(keys[3], at),
+            load16(keys[4], at),
+            load16(keys[5], at),
+            load16(keys[6], at),
+            load16(keys[7], at),
+        ])
+    }};
+}
+
+/// Bytes `at..len` of eight keys of `len >= 8` bytes (`len - at < 16`),
+/// zero above, as [`transpose`] gives them: the whole words, then the
+/// tail's bytes as LevelDB adds them unsigned (zero-padded, little-endian).
+/// Each key's bytes come from one 16-byte load ending at its end (or, for
+/// keys under 16 bytes, its first and last eight), moved into place by
+/// one byte shuffle: no scalar work per key, and no store to the stack
+/// read back as a vector.
+macro_rules! rest_words {
+    ($keys:expr, $at:expr, $len:expr) => {{
+        let (keys, at, len): (&[&[u8]], usize, usize) = ($keys, $at, $len);
+        let r = (len - at) as i8;
+        let index = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        // Byte i of the rest, for i < r: byte 16 - r + i of the last 16
+        // bytes; of a shorter key (at == 0, r == len), byte i of its first
+        // eight for i < 8, else byte 16 - len + i of first and last eight.
+        let shift = match len >= 16 {
+            true => _mm_set1_epi8(16 - r),
+            false => _mm_and_si128(
+                _mm_cmpgt_epi8(index, _mm_set1_epi8(7)),
+                _mm_set1_epi8(16 - r),
+            ),
+        };
+        // Bytes from r on: 0x80, which the shuffle makes zero.
+        let past = _mm_andnot_si128(_mm_cmpgt_epi8(_mm_set1_epi8(r), index), _mm_set1_epi8(-128));
+        let mask = _mm_or_si128(_mm_add_epi8(index, shift), past);
+        let piece = |key: &[u8]| match len >= 16 {
+            true => load16(key, len - 16),
+            false => first_last8(key),
+        };
+        transpose!([
+            _mm_shuffle_epi8(piece(keys[0]), mask),
+            _mm_shuffle_epi8(piece(keys[1]), mask),
+            _mm_shuffle_epi8(piece(keys[2]), mask),
+            _mm_shuffle_epi8(piece(keys[3]), mask),
+            _mm_shuffle_epi8(piece(keys[4]), mask),
+            _mm_shuffle_epi8(piece(keys[5]), mask),
+            _mm_shuffle_epi8(piece(keys[6]), mask),
+            _mm_shuffle_epi8(piece(keys[7]), mask),
+        ])
+    }};
+}
+
+/// The hash's rounds over the `r` bytes [`rest_words`] gave (`0 < r <
+/// 16`), then its tail: the end of the hash of keys of `len >= 8` bytes.
+macro_rules! hash_rest {
+    ($h:expr, $words:expr, $r:expr, $variant:expr) => {{
+        let (mut h, w, r): (__m256i, [__m256i; 4], usize) = ($h, $words, $r);
+        for &word in &w[..r / 4] {
+            h = round(h, word);
+        }
+        if r % 4 == 0 {
+            h
+        } else {
+            let tail = match r / 4 {
+                0 => w[0],
+                1 => w[1],
+                2 => w[2],
+                _ => w[3],
+            };
+            let tail = match $variant {
+                HashVariant::Unsigned => tail,
+                // Each byte >= 0x80 sign-extended, as `hash::tail`.
+                HashVariant::Signed => _mm256_sub_epi32(
+                    tail,
+                    _mm256_slli_epi32::<1>(_mm256_and_si256(tail, _mm256_set1_epi32(0x0080_8080))),
+                ),
+            };
+            let h = _mm256_mullo_epi32(_mm256_add_epi32(h, tail), _mm256_set1_epi32(M));
+            _mm256_xor_si256(h, _mm256_srli_epi32::<24>(h))
+        }
+    }};
+}
+
+/// Word `at / 4` of eight keys, through the array `words`.
+macro_rules! words_at {
+    ($keys:expr, $at:expr, $words:expr) => {{
+        let (keys, at, words): (&[&[u8]], usize, &mut [u32; 8]) = ($keys, $at, $words);
         for (word, key) in words.iter_mut().zip(keys) {
             *word = u32::from_le_bytes([key[at], key[at + 1], key[at + 2], key[at + 3]]);
         }
-        h = round(h, load8(&words));
+        load8(words)
+    }};
+}
+
+/// The hash's last step for eight keys with a tail of `len % 4` bytes,
+/// their tails through the array `words`: `h = (h + tail) * m`, then
+/// `h ^= h >> 24`.
+macro_rules! finish_tails {
+    ($h:expr, $keys:expr, $variant:expr, $words:expr) => {{
+        let (keys, words): (&[&[u8]], &mut [u32; 8]) = ($keys, $words);
+        for (word, key) in words.iter_mut().zip(keys) {
+            *word = crate::hash::tail(key, $variant);
+        }
+        let h = _mm256_mullo_epi32(_mm256_add_epi32($h, load8(words)), _mm256_set1_epi32(M));
+        _mm256_xor_si256(h, _mm256_srli_epi32::<24>(h))
+    }};
+}
+
+/// LevelDB's `Hash` of eight keys of `len` bytes each.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn hash_same8(keys: &[&[u8]], len: usize, variant: HashVariant) -> __m256i {
+    let mut h = _mm256_set1_epi32((SEED ^ (len as u32).wrapping_mul(M as u32)) as i32);
+    let mut at = 0;
+    while at + 16 <= len {
+        for word in chunk_words!(keys, at) {
+            h = round(h, word);
+        }
+        at += 16;
+    }
+    if at == len {
+        return h;
+    }
+    if len >= 8 {
+        return hash_rest!(h, rest_words!(keys, at, len), len - at, variant);
+    }
+    // Keys under 8 bytes: a word, then the tail, key by key.
+    let mut words = [0u32; 8];
+    while at + 4 <= len {
+        h = round(h, words_at!(keys, at, &mut words));
         at += 4;
     }
     if at == len {
         return h;
     }
-    for (word, key) in words.iter_mut().zip(keys) {
-        *word = crate::hash::tail(key, variant);
+    finish_tails!(h, keys, variant, &mut words)
+}
+
+/// [`hash_same8`] of two groups of eight keys of `len` bytes each, their
+/// chains of multiplies side by side: a chain's latency, not its work, is
+/// the cost of long keys.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn hash_same8x2(a: &[&[u8]], b: &[&[u8]], len: usize, variant: HashVariant) -> [__m256i; 2] {
+    let mut h = _mm256_set1_epi32((SEED ^ (len as u32).wrapping_mul(M as u32)) as i32);
+    let mut i = h;
+    let mut at = 0;
+    while at + 16 <= len {
+        for (x, y) in chunk_words!(a, at).into_iter().zip(chunk_words!(b, at)) {
+            h = round(h, x);
+            i = round(i, y);
+        }
+        at += 16;
     }
-    let h = _mm256_mullo_epi32(_mm256_add_epi32(h, load8(&words)), _mm256_set1_epi32(M));
-    _mm256_xor_si256(h, _mm256_srli_epi32::<24>(h))
+    if at == len {
+        return [h, i];
+    }
+    if len >= 8 {
+        return [
+            hash_rest!(h, rest_words!(a, at, len), len - at, variant),
+            hash_rest!(i, rest_words!(b, at, len), len - at, variant),
+        ];
+    }
+    let (mut words, mut more) = ([0u32; 8], [0u32; 8]);
+    while at + 4 <= len {
+        h = round(h, words_at!(a, at, &mut words));
+        i = round(i, words_at!(b, at, &mut more));
+        at += 4;
+    }
+    if at == len {
+        return [h, i];
+    }
+    [
+        finish_tails!(h, a, variant, &mut words),
+        finish_tails!(i, b, variant, &mut more),
+    ]
 }
 
 /// One round of LevelDB's `Hash` in eight lanes: `h = (h + w) * m`,
@@ -593,6 +815,15 @@ fn load_up_to8(words: &[u32]) -> __m256i {
     // SAFETY: the mask reads lanes below `words.len()` only, and a masked
     // load touches no memory in the lanes it leaves out.
     unsafe { _mm256_maskload_epi32(words.as_ptr().cast(), mask) }
+}
+
+/// The first and last eight bytes of `key` (at least 8 bytes long).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn first_last8(key: &[u8]) -> __m128i {
+    let first: [u8; 8] = key[..8].try_into().expect("8 bytes");
+    let last: [u8; 8] = key[key.len() - 8..].try_into().expect("8 bytes");
+    _mm_set_epi64x(i64::from_le_bytes(last), i64::from_le_bytes(first))
 }
 
 /// Eight words as a vector.
