@@ -34,7 +34,8 @@ use std::mem::MaybeUninit;
 
 use super::M;
 use crate::arch::{
-    vectorable, FEW_FOR_CASCADE, FEW_TO_SORT, MANY_KEYS, MAX_VECTOR_BYTES, MIN_PROBED_BYTES,
+    vectorable, CLASSES, FEW_FOR_CASCADE, FEW_TO_SORT, MANY_KEYS, MAX_VECTOR_BYTES,
+    MIN_PROBED_BYTES,
 };
 use crate::bloom::SEED;
 use crate::hash::tail;
@@ -707,9 +708,6 @@ fn hash_by_length(
 /// Keys left in a class at the end of [`hash_by_length`] below which
 /// they are hashed one at a time.
 const FEW_WAITING: usize = 6;
-
-/// Length classes of [`hash_by_length`]: 0 to 63 bytes, and longer.
-const CLASSES: usize = 65;
 
 /// The hashes of a group of [`hash_by_length`] of length class `class`.
 ///
