@@ -292,24 +292,41 @@ pub(crate) fn length_runs<'o>(
     keys: &[&[u8]],
     order: &'o mut [u16; WINDOW],
 ) -> (&'o [u16], [u16; CLASSES]) {
-    // Each key's class read once, from its slice, into a byte each.
+    // Each key's class read once, from its slice, into a byte each. Keys
+    // are counted and placed in four interleaved streams (key i in stream
+    // i % 4, each stream's keys after the earlier streams' in their
+    // class): a class's count is a chain of increments through memory,
+    // which keys of one length in a row (or every other key) would wait
+    // on key after key.
     let mut classes = [0u8; WINDOW];
-    let mut starts = [0u16; CLASSES + 1];
-    for (class, key) in classes.iter_mut().zip(keys) {
-        *class = key.len().min(CLASSES - 1) as u8;
-        starts[usize::from(*class) + 1] += 1;
+    let mut counts = [[0u16; CLASSES]; STREAMS];
+    for (classes, keys) in classes.chunks_mut(STREAMS).zip(keys.chunks(STREAMS)) {
+        for ((counts, class), key) in counts.iter_mut().zip(classes).zip(keys) {
+            *class = key.len().min(CLASSES - 1) as u8;
+            counts[usize::from(*class)] += 1;
+        }
     }
-    for c in 1..=CLASSES {
-        starts[c] += starts[c - 1];
+    let mut starts = [[0u16; CLASSES]; STREAMS];
+    let mut ends = [0u16; CLASSES];
+    let mut at = 0;
+    for c in 0..CLASSES {
+        for (starts, counts) in starts.iter_mut().zip(&counts) {
+            starts[c] = at;
+            at += counts[c];
+        }
+        ends[c] = at;
     }
-    for (i, &class) in classes[..keys.len()].iter().enumerate() {
-        let at = &mut starts[usize::from(class)];
-        // The mask spares a bounds check: a start stays below
-        // `keys.len() <= WINDOW`.
-        order[usize::from(*at) & (WINDOW - 1)] = i as u16;
-        *at += 1;
+    for (q, classes) in classes[..keys.len()].chunks(STREAMS).enumerate() {
+        for (s, (starts, &class)) in starts.iter_mut().zip(classes).enumerate() {
+            let at = &mut starts[usize::from(class)];
+            // The mask spares a bounds check: a start stays below
+            // `keys.len() <= WINDOW`.
+            order[usize::from(*at) & (WINDOW - 1)] = (q * STREAMS + s) as u16;
+            *at += 1;
+        }
     }
-    // Each class's start has moved to its end.
-    let ends = std::array::from_fn(|c| starts[c]);
     (&order[..keys.len()], ends)
 }
+
+/// Interleaved streams of [`length_runs`]' counting sort.
+const STREAMS: usize = 4;
