@@ -149,7 +149,7 @@ impl Reducer {
         Reducer {
             inv: _mm256_set1_pd(super::inverse(bits)),
             bits: _mm256_set1_epi32(bits as u32 as i32),
-            wrap: _mm256_set1_epi32(((1u64 << 32) % bits) as u32 as i32),
+            wrap: _mm256_set1_epi32(super::wrap(bits) as i32),
         }
     }
 

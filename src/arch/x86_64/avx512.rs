@@ -1315,7 +1315,7 @@ impl Reducer {
             inv: _mm512_set1_pd(super::inverse(bits)),
             bits: _mm512_set1_epi32(bits as u32 as i32),
             last_byte: _mm512_set1_epi32((bits.div_ceil(8) - 1) as u32 as i32),
-            wrap: _mm512_set1_epi32(((1u64 << 32) % bits) as u32 as i32),
+            wrap: _mm512_set1_epi32(super::wrap(bits) as i32),
         }
     }
 

@@ -30,3 +30,11 @@ fn inverse(bits: u64) -> f64 {
     // relative 2^-52 or more, and by at most 2^-49.
     f64::from_bits((1.0 / bits as f64).to_bits() - 4)
 }
+
+/// `2^32 % bits` for `0 < bits <= 2^31`, by a 32-bit division: `2^32 -
+/// bits` fits 32 bits and leaves the same remainder (a 64-bit division is
+/// slower on many cores, and it starts every filter's chain of positions).
+fn wrap(bits: u64) -> u32 {
+    let bits = bits as u32;
+    bits.wrapping_neg() % bits
+}
