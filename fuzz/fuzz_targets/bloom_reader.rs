@@ -1,13 +1,14 @@
 //! Any bytes as a Bloom filter, any key, both hash variants: no panic, and
 //! the batch path answers as the single one. Filters built from keys cut out
 //! of the input (of mixed lengths, and of one length: the AVX2 kernel's
-//! work) are the bytes of LevelDB's formula, computed here naively from the
-//! public scalar hash, and match every key. Run it once per kernel
+//! work), by the policy and by a filter block builder, are the bytes of
+//! LevelDB's formula, computed here naively from the public scalar hash,
+//! and match every key. Run it once per kernel
 //! (`LEVELDB_FILTER_KERNEL=scalar`, `avx2`, default) and under
 //! AddressSanitizer (`FUZZ_SANITIZER=address scripts/fuzz bloom_reader`).
 #![no_main]
 
-use leveldb_filter::{hash, BloomFilterPolicy, FilterPolicy, HashVariant};
+use leveldb_filter::{hash, BloomFilterPolicy, FilterBlockBuilder, FilterPolicy, HashVariant};
 use libfuzzer_sys::fuzz_target;
 
 /// LevelDB's `CreateFilter`, written from util/bloom.cc without shortcuts.
@@ -37,6 +38,19 @@ fn check_built(policy: &BloomFilterPolicy, keys: &[&[u8]]) {
     policy.key_may_match_batch(keys, &built, &mut batch);
     assert!(batch.iter().all(|&hit| hit), "a false negative (batch)");
     assert!(keys.iter().all(|k| policy.key_may_match(k, &built)), "a false negative");
+    // A filter block of one filter (a builder hashes keys as they come and
+    // sets the bits from the hashes): that filter, then the offset, the
+    // array's offset and base_lg.
+    let mut builder = FilterBlockBuilder::new(policy);
+    builder.start_block(0);
+    for key in keys {
+        builder.add_key(key);
+    }
+    let block = builder.finish();
+    if !keys.is_empty() {
+        let filter = &block[..block.len() - 9];
+        assert!(filter == built, "the block's filter is not LevelDB's bytes");
+    }
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -59,6 +73,16 @@ fuzz_target!(|data: &[u8]| {
         let mut left = rest;
         while let Some(&len) = left.first() {
             let len = usize::from(len & 15).min(left.len());
+            let (k, tail) = left.split_at(len);
+            keys.push(k);
+            left = if len == 0 { &left[1..] } else { tail };
+        }
+        check_built(&policy, &keys);
+        // Into keys of 0..=47 bytes, likewise.
+        let mut keys: Vec<&[u8]> = Vec::new();
+        let mut left = rest;
+        while let Some(&len) = left.first() {
+            let len = usize::from(len % 48).min(left.len());
             let (k, tail) = left.split_at(len);
             keys.push(k);
             left = if len == 0 { &left[1..] } else { tail };

@@ -5,8 +5,8 @@
 //! | kernel | runs on | serves |
 //! |---|---|---|
 //! | [`portable`] (`scalar`) | every CPU | all work the others leave; the reference |
-//! | `x86_64::avx512` | AVX-512F, VL and POPCNT (default but on Intel) | filters, batches and single lookups |
-//! | `x86_64::avx2` | AVX2 (default without AVX-512, and on Intel) | filters and batches: of keys of one length, and of mixed lengths from [`FEW_TO_SORT`] keys |
+//! | `x86_64::avx512` | AVX-512F, VL, POPCNT and AVX2 (default but on Intel) | filters, batches and single lookups |
+//! | `x86_64::avx2` | AVX2 (default without AVX-512, and on Intel) | filters and batches: of keys of one length, and of mixed lengths from [`FEW_TO_SORT`] keys; the bits of a filter block's filters from their hashes (on AVX-512 CPUs too) |
 //!
 //! Why Intel's cores take AVX2 even with AVX-512: see [`Kernel::detect`]
 //! (512-bit vectors slow the engine code around them there).
@@ -27,6 +27,9 @@
 //!   cost more than it saves.
 //! - Bit arrays past 2^28 bytes: the vector kernels' reduction (`h % bits`
 //!   from doubles) is exact for `bits <= 2^31` only.
+//! - A filter block's filters from hashes on AVX-512 CPUs are AVX2's: the
+//!   AVX-512 kernel has no code of its own for them (a builder's filters
+//!   hold a few dozen keys each; sixteen lanes were not tried there).
 //!
 //! A vector kernel is a value only detection makes (`Avx2`, `Avx512`): its
 //! methods are safe to call because the value proves the CPU has what they
@@ -183,9 +186,8 @@ impl Kernel {
 
     /// Sets in `array` the `k` probe bits of every key hashed to `hashes`:
     /// [`insert`](Kernel::insert) for a builder that hashes keys as they
-    /// come. (AVX-512 CPUs run AVX2's code for it: its work is the bits,
-    /// a few dozen keys' at a time in a filter block, where AVX-512 has no
-    /// lead.)
+    /// come. (AVX-512 CPUs run AVX2's code for it: see the module's
+    /// notes.)
     pub(crate) fn insert_hashes(self, hashes: &[u32], k: usize, array: &mut [u8]) {
         let done = hashes.len() >= FEW_TO_CREATE
             && match self {
