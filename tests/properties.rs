@@ -368,3 +368,33 @@ fn expected_fpr_matches_the_measured_rate() {
         );
     }
 }
+
+/// A Bloom policy says so through every pointer the crate forwards (a
+/// filter block builder then keeps hashes, not keys); a policy that changes
+/// keys before they are filtered does not, and its blocks are its own.
+#[test]
+fn as_bloom_is_forwarded_and_not_claimed_by_key_changing_policies() {
+    let policy = BloomFilterPolicy::new(10);
+    assert_eq!(policy.as_bloom(), Some(&policy));
+    assert_eq!(FilterPolicy::as_bloom(&&policy), Some(&policy));
+    let arc: std::sync::Arc<dyn FilterPolicy> = std::sync::Arc::new(policy.clone());
+    assert_eq!(arc.as_bloom(), Some(&policy));
+    let boxed: Box<dyn FilterPolicy> = Box::new(policy.clone());
+    assert_eq!(boxed.as_bloom(), Some(&policy));
+    let internal = leveldb_filter::InternalKeyPolicy(policy.clone());
+    assert!(internal.as_bloom().is_none());
+    // Internal keys: the user key and an 8-byte tag. The internal policy's
+    // block is the Bloom policy's block of the user keys, not of the keys.
+    let keys: Vec<Vec<u8>> = (0..40u8).map(|i| vec![i; 9 + usize::from(i % 5)]).collect();
+    let build = |policy: &dyn FilterPolicy, keys: &[Vec<u8>]| {
+        let mut builder = FilterBlockBuilder::new(policy);
+        builder.start_block(0);
+        for key in keys {
+            builder.add_key(key);
+        }
+        builder.finish().to_vec()
+    };
+    let users: Vec<Vec<u8>> = keys.iter().map(|k| k[..k.len() - 8].to_vec()).collect();
+    assert_eq!(build(&internal, &keys), build(&policy, &users));
+    assert_ne!(build(&internal, &keys), build(&policy, &keys));
+}
