@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 
 use quickcheck::TestResult;
 
-#[path = "../../tests/arbitrary/seed.rs"]
+#[path = "seed.rs"]
 mod seed;
 use seed::check;
 
