@@ -3,8 +3,9 @@
 //! together from 16-byte chunks loaded and transposed (keys of mixed
 //! lengths wait with others of their length until eight); each
 //! key's first position and step come exactly from doubles, the next
-//! positions by adds ([`Probes8`]); the rows of positions are stored a group
-//! ahead of the scalar loads and read-modify-writes that use them.
+//! positions by adds ([`Probes8`]); rows of byte indexes and bit masks are
+//! stored a group ahead of the scalar loads and read-modify-writes that use
+//! them.
 //!
 //! Every `unsafe fn` here needs, besides the terms of its `# Safety`
 //! section, a CPU with the features it enables: the kernel's type is the
@@ -313,26 +314,26 @@ unsafe fn contains(
     let reducer = Reducer::new(array.len() as u64 * 8);
     // Written before read, as in `insert`; each group hashed a group
     // ahead, as there.
-    let mut rows = [[MaybeUninit::<[u32; 8]>::uninit(); 30]; 2];
+    let mut rows = [[MaybeUninit::<[u32; 8]>::uninit(); 60]; 2];
     if !by_length {
         let mut groups = keys.chunks(8);
         let mut next = groups.next().map(|group| hash8(group, variant));
         let mut g = 0;
         while let Some(h) = next {
             next = groups.next().map(|group| hash8(group, variant));
-            positions(&reducer, h, &mut rows[g % 2][..k]);
+            masks(&reducer, h, &mut rows[g % 2][..2 * k]);
             // SAFETY (here and below): the rows read were written by
-            // `positions` for the last group, with positions of `Probes8`
-            // over `reducer`, made for `array`: clamped below 8 * array.len().
+            // `masks` for the last group, from positions of `Probes8` over
+            // `reducer`, made for `array`: indexes below array.len().
             if g > 0 {
                 let out = &mut out[8 * (g - 1)..8 * g];
-                unsafe { test_rows(array, &rows[(g + 1) % 2][..k], out) };
+                unsafe { test_rows(array, &rows[(g + 1) % 2][..2 * k], out) };
             }
             g += 1;
         }
         if g > 0 {
             let last = &mut out[8 * (g - 1)..];
-            unsafe { test_rows(array, &rows[(g + 1) % 2][..k], last) };
+            unsafe { test_rows(array, &rows[(g + 1) % 2][..2 * k], last) };
         }
         return;
     }
@@ -352,11 +353,15 @@ unsafe fn contains(
                 if at.is_empty() {
                     break;
                 }
-                positions(&reducer, h, &mut rows[g % 2][..k]);
+                masks(&reducer, h, &mut rows[g % 2][..2 * k]);
                 if g > 0 {
                     // SAFETY: as above.
                     unsafe {
-                        test_rows(array, &rows[(g + 1) % 2][..k], &mut answers[..last.len()])
+                        test_rows(
+                            array,
+                            &rows[(g + 1) % 2][..2 * k],
+                            &mut answers[..last.len()],
+                        )
                     };
                     for (&i, &answer) in last.iter().zip(&answers) {
                         out[usize::from(i)] = answer;
@@ -367,7 +372,13 @@ unsafe fn contains(
         }
         if g > 0 {
             // SAFETY: as above.
-            unsafe { test_rows(array, &rows[(g + 1) % 2][..k], &mut answers[..last.len()]) };
+            unsafe {
+                test_rows(
+                    array,
+                    &rows[(g + 1) % 2][..2 * k],
+                    &mut answers[..last.len()],
+                )
+            };
             for (&i, &answer) in last.iter().zip(&answers) {
                 out[usize::from(i)] = answer;
             }
@@ -479,7 +490,8 @@ impl Probes8 {
 }
 
 /// Stores the positions of the probes of eight keys hashed to `h`, a row
-/// per probe.
+/// per probe (for the tests: the kernel's work takes [`masks`]).
+#[cfg(test)]
 #[inline]
 #[target_feature(enable = "avx2")]
 fn positions(reducer: &Reducer, h: __m256i, rows: &mut [MaybeUninit<[u32; 8]>]) {
@@ -490,23 +502,30 @@ fn positions(reducer: &Reducer, h: __m256i, rows: &mut [MaybeUninit<[u32; 8]>]) 
     }
 }
 
-/// For each of the `out.len()` first lanes, whether every row's bit is
-/// set.
+/// For each of the `out.len()` first lanes, whether the bit of every pair
+/// of rows (byte indexes, then bit masks, as [`masks`] stores them) is
+/// set: two loads from the rows a probe, as `set_rows` takes them (as fast
+/// as a position's load and its shifts, or faster).
 ///
 /// # Safety
-/// The rows are initialized, and those lanes of every row are below
-/// `8 * array.len()`: positions of `Probes8` over the `Reducer` made for
-/// `array` (clamped below its bits).
+/// The rows are initialized, and those lanes' indexes are below
+/// `array.len()`: positions of `Probes8` over the `Reducer` made for
+/// `array` (clamped below its bits), divided by 8.
 #[inline]
 unsafe fn test_rows(array: &[u8], rows: &[MaybeUninit<[u32; 8]>], out: &mut [bool]) {
     for (lane, answer) in out.iter_mut().enumerate() {
         let mut all = true;
-        for row in rows {
+        for pair in rows.chunks_exact(2) {
             // SAFETY: initialized, by the caller.
-            let pos = unsafe { row.assume_init_ref() }[lane];
-            // SAFETY: pos < 8 * array.len(), by the caller.
-            let byte = unsafe { *array.get_unchecked((pos / 8) as usize) };
-            all &= byte & (1 << (pos % 8)) != 0;
+            let (at, mask) = unsafe {
+                (
+                    pair[0].assume_init_ref()[lane],
+                    pair[1].assume_init_ref()[lane],
+                )
+            };
+            // SAFETY: at < array.len(), by the caller.
+            let byte = unsafe { *array.get_unchecked(at as usize) };
+            all &= u32::from(byte) & mask != 0;
         }
         *answer = all;
     }
