@@ -258,8 +258,23 @@ impl BloomFilterPolicy {
     pub fn create_filter_from_offsets(&self, keys: &[u8], offsets: &[usize], dst: &mut Vec<u8>) {
         let start = self.start_filter(offsets.len(), dst);
         let array = &mut dst[start..start + self.array_len(offsets.len())];
+        // A filter of a data block's keys (a few dozen) takes a list of 64
+        // slices: making one of 256 (4 KiB) cost more than its keys' bits.
+        match offsets.len() <= 64 {
+            true => self.insert_from_offsets::<64>(keys, offsets, array),
+            false => self.insert_from_offsets::<256>(keys, offsets, array),
+        }
+    }
+
+    /// Sets the bits of the keys of `create_filter_from_offsets`, `CHUNK`
+    /// at a time from a list of slices on the stack.
+    fn insert_from_offsets<const CHUNK: usize>(
+        &self,
+        keys: &[u8],
+        offsets: &[usize],
+        array: &mut [u8],
+    ) {
         let kernel = Kernel::detect();
-        const CHUNK: usize = 256;
         let mut slices: [&[u8]; CHUNK] = [&[]; CHUNK];
         for (c, chunk) in offsets.chunks(CHUNK).enumerate() {
             for (i, (slice, &from)) in slices.iter_mut().zip(chunk).enumerate() {
