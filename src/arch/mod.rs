@@ -301,14 +301,16 @@ pub(crate) fn length_runs<'o>(
     // which keys of one length in a row (or every other key) would wait
     // on key after key.
     let mut classes = [0u8; WINDOW];
-    let mut counts = [[0u16; CLASSES]; STREAMS];
+    // Tables of 256, not CLASSES, entries: indexed by a byte, they need no
+    // bounds check (the entries past the classes stay unused).
+    let mut counts = [[0u16; 256]; STREAMS];
     for (classes, keys) in classes.chunks_mut(STREAMS).zip(keys.chunks(STREAMS)) {
         for ((counts, class), key) in counts.iter_mut().zip(classes).zip(keys) {
             *class = key.len().min(CLASSES - 1) as u8;
             counts[usize::from(*class)] += 1;
         }
     }
-    let mut starts = [[0u16; CLASSES]; STREAMS];
+    let mut starts = [[0u16; 256]; STREAMS];
     let mut ends = [0u16; CLASSES];
     let mut at = 0;
     for c in 0..CLASSES {
