@@ -347,7 +347,7 @@ unsafe fn contains(
         let hash = |at: &[u16]| hash16_at(window, at, variant);
         let mut units = units16(window, &mut order);
         let mut next = units.next().map(|at| (hash(at), at));
-        let (mut g, mut answers, mut last) = (0, [false; 8], &[][..]);
+        let (mut g, mut last) = (0, &[][..]);
         while let Some((h, at)) = next {
             next = units.next().map(|at| (hash(at), at));
             let (first, second) = at.split_at(at.len().min(8));
@@ -358,32 +358,14 @@ unsafe fn contains(
                 masks(&reducer, h, &mut rows[g % 2][..2 * k]);
                 if g > 0 {
                     // SAFETY: as above.
-                    unsafe {
-                        test_rows(
-                            array,
-                            &rows[(g + 1) % 2][..2 * k],
-                            &mut answers[..last.len()],
-                        )
-                    };
-                    for (&i, &answer) in last.iter().zip(&answers) {
-                        out[usize::from(i)] = answer;
-                    }
+                    unsafe { test_rows_at(array, &rows[(g + 1) % 2][..2 * k], last, out) };
                 }
                 (g, last) = (g + 1, at);
             }
         }
         if g > 0 {
             // SAFETY: as above.
-            unsafe {
-                test_rows(
-                    array,
-                    &rows[(g + 1) % 2][..2 * k],
-                    &mut answers[..last.len()],
-                )
-            };
-            for (&i, &answer) in last.iter().zip(&answers) {
-                out[usize::from(i)] = answer;
-            }
+            unsafe { test_rows_at(array, &rows[(g + 1) % 2][..2 * k], last, out) };
         }
     }
 }
@@ -530,6 +512,21 @@ unsafe fn test_rows(array: &[u8], rows: &[MaybeUninit<[u32; 8]>], out: &mut [boo
             all &= u32::from(byte) & mask != 0;
         }
         *answer = all;
+    }
+}
+
+/// [`test_rows`] for the keys at indexes `at` (up to eight, a group's
+/// lanes in order), each answer into its key's place in `out`.
+///
+/// # Safety
+/// As for [`test_rows`], for `at.len()` lanes.
+#[inline]
+unsafe fn test_rows_at(array: &[u8], rows: &[MaybeUninit<[u32; 8]>], at: &[u16], out: &mut [bool]) {
+    let mut answers = [false; 8];
+    // SAFETY: by the caller.
+    unsafe { test_rows(array, rows, &mut answers[..at.len()]) };
+    for (&i, &answer) in at.iter().zip(&answers) {
+        out[usize::from(i)] = answer;
     }
 }
 
