@@ -256,8 +256,8 @@ impl BloomFilterPolicy {
     /// If an offset is past `keys` or below the one before it (as slicing
     /// `keys` would).
     pub fn create_filter_from_offsets(&self, keys: &[u8], offsets: &[usize], dst: &mut Vec<u8>) {
-        let start = self.start_filter(offsets.len(), dst);
-        let array = &mut dst[start..start + self.array_len(offsets.len())];
+        let array = self.start_filter(offsets.len(), dst);
+        let array = &mut dst[array];
         // A filter of a data block's keys (a few dozen) takes a list of 64
         // slices: making one of 256 (4 KiB) cost more than its keys' bits.
         match offsets.len() <= 64 {
@@ -294,20 +294,19 @@ impl BloomFilterPolicy {
     }
 
     /// Appends to `dst` a zeroed bit array for `n` keys and the k byte;
-    /// returns where the array starts.
-    pub(crate) fn start_filter(&self, n: usize, dst: &mut Vec<u8>) -> usize {
+    /// returns where the array lies in `dst`.
+    pub(crate) fn start_filter(&self, n: usize, dst: &mut Vec<u8>) -> std::ops::Range<usize> {
         let bytes = self.array_len(n);
         let start = dst.len();
         dst.resize(start + bytes, 0);
         dst.push(self.k as u8);
-        start
+        start..start + bytes
     }
 
     /// `create_filter` on a given kernel.
     pub(crate) fn create_with(&self, kernel: Kernel, keys: &[&[u8]], dst: &mut Vec<u8>) {
-        let start = self.start_filter(keys.len(), dst);
-        let bytes = self.array_len(keys.len());
-        kernel.insert(keys, self.variant, self.k, &mut dst[start..start + bytes]);
+        let array = self.start_filter(keys.len(), dst);
+        kernel.insert(keys, self.variant, self.k, &mut dst[array]);
     }
 
     /// Sets keys' bits one at a time in a bit array of `bytes` bytes, as

@@ -177,8 +177,8 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
             let n = hashed.hashes.len();
             if n > 0 {
                 let (policy, result) = (&hashed.policy, &mut self.result);
-                let start = policy.start_filter(n, result);
-                let array = &mut result[start..start + policy.array_len(n)];
+                let array = policy.start_filter(n, result);
+                let array = &mut result[array];
                 hashed
                     .kernel
                     .insert_hashes(&hashed.hashes, policy.k(), array);
