@@ -233,44 +233,52 @@ unsafe fn insert(
     }
 }
 
-/// [`insert`] for keys of mixed lengths, in windows ordered by length.
+/// [`insert`] for keys of mixed lengths, in windows ordered by length:
+/// each window's keys hashed first ([`hash_window`]), then their bits set
+/// from the hashes ([`insert_hashes`]).
 ///
 /// # Safety
 /// As for [`insert`].
 #[inline(never)]
 #[target_feature(enable = "avx2")]
 unsafe fn insert_by_length(keys: &[&[u8]], variant: HashVariant, k: usize, array: &mut [u8]) {
-    let reducer = Reducer::new(array.len() as u64 * 8);
-    // As in `insert`: rows a group ahead; keys hashed sixteen ahead.
-    let mut rows = [[MaybeUninit::<[u32; 8]>::uninit(); 60]; 2];
-    let (mut g, mut ready) = (0, 0);
     let mut order = [0u16; WINDOW];
+    let mut hashes = [0u32; WINDOW + 16];
     for window in keys.chunks(WINDOW) {
-        // Sixteen keys at a time, the next sixteen hashed before these
-        // sixteen's bits are set (long keys' chains of multiplies need
-        // that lead; eight at a time measured slower).
-        let hash = |at: &[u16]| (hash16_at(window, at, variant), at.len());
-        let mut units = units16(window, &mut order);
-        let mut next = units.next().map(hash);
-        while let Some((h, n)) = next {
-            next = units.next().map(hash);
-            for (h, lanes) in [(h[0], n.min(8)), (h[1], n.saturating_sub(8))] {
-                if lanes == 0 {
-                    break;
-                }
-                masks(&reducer, h, &mut rows[g % 2][..2 * k]);
-                // SAFETY: as in `insert`.
-                if g > 0 {
-                    unsafe { set_rows(array, &rows[(g + 1) % 2][..2 * k], ready) };
-                }
-                (g, ready) = (g + 1, lanes);
-            }
+        let hashes = hash_window(window, variant, &mut order, &mut hashes);
+        // SAFETY: as for this function.
+        unsafe { insert_hashes(hashes, k, array) };
+    }
+}
+
+/// The hashes of a window of keys of mixed lengths, in the order of
+/// `order` (which it writes: [`length_runs`]), sixteen keys at a time, each
+/// sixteen of one length where they can be ([`units16`]). The whole window
+/// is hashed before any bit is set or tested: long keys' hashes are long
+/// chains of multiplies, and with nothing between them the core overlaps
+/// more of those chains than with a group's bits between each two.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn hash_window<'h>(
+    window: &[&[u8]],
+    variant: HashVariant,
+    order: &mut [u16; WINDOW],
+    hashes: &'h mut [u32; WINDOW + 16],
+) -> &'h [u32] {
+    let mut len = 0;
+    for at in units16(window, order) {
+        let h = hash16_at(window, at, variant);
+        // (In bounds: the units hold each key once, so `len` stays at
+        // most `window.len() <= WINDOW` before a unit.)
+        let to = &mut hashes[len..len + 16];
+        // SAFETY: `to` is 16 u32s, 64 bytes.
+        unsafe {
+            _mm256_storeu_si256(to.as_mut_ptr().cast(), h[0]);
+            _mm256_storeu_si256(to[8..].as_mut_ptr().cast(), h[1]);
         }
+        len += at.len();
     }
-    if g > 0 {
-        // SAFETY: as in `insert`.
-        unsafe { set_rows(array, &rows[(g + 1) % 2][..2 * k], ready) };
-    }
+    &hashes[..len]
 }
 
 /// [`insert`] for keys already hashed: each group's rows stored a group
@@ -339,29 +347,21 @@ unsafe fn contains(
         }
         return;
     }
-    // Windows ordered by length: each group's answers go to its keys.
+    // Windows ordered by length, hashed first as in `insert_by_length`;
+    // each group's answers go to its keys.
     let mut order = [0u16; WINDOW];
-    for (w, window) in keys.chunks(WINDOW).enumerate() {
-        let out = &mut out[w * WINDOW..];
-        // Sixteen keys at a time, as in `insert_by_length`.
-        let hash = |at: &[u16]| hash16_at(window, at, variant);
-        let mut units = units16(window, &mut order);
-        let mut next = units.next().map(|at| (hash(at), at));
+    let mut hashes = [0u32; WINDOW + 16];
+    for (window, out) in keys.chunks(WINDOW).zip(out.chunks_mut(WINDOW)) {
+        let hashes = hash_window(window, variant, &mut order, &mut hashes);
+        let groups = hashes.chunks(8).zip(order[..window.len()].chunks(8));
         let (mut g, mut last) = (0, &[][..]);
-        while let Some((h, at)) = next {
-            next = units.next().map(|at| (hash(at), at));
-            let (first, second) = at.split_at(at.len().min(8));
-            for (h, at) in [(h[0], first), (h[1], second)] {
-                if at.is_empty() {
-                    break;
-                }
-                masks(&reducer, h, &mut rows[g % 2][..2 * k]);
-                if g > 0 {
-                    // SAFETY: as above.
-                    unsafe { test_rows_at(array, &rows[(g + 1) % 2][..2 * k], last, out) };
-                }
-                (g, last) = (g + 1, at);
+        for (group, at) in groups {
+            masks(&reducer, load_up_to8(group), &mut rows[g % 2][..2 * k]);
+            if g > 0 {
+                // SAFETY: as above.
+                unsafe { test_rows_at(array, &rows[(g + 1) % 2][..2 * k], last, out) };
             }
+            (g, last) = (g + 1, at);
         }
         if g > 0 {
             // SAFETY: as above.
