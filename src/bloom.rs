@@ -5,7 +5,6 @@
 //! 0xbc9f1d34); probe j sets bit `(h + j * delta) % bits`, with `delta` the hash
 //! rotated right by 17 bits and all arithmetic on 32 bits.
 
-use crate::arch::portable::{set_bits, Modulus};
 use crate::arch::Kernel;
 use crate::hash::{hash, HashVariant};
 use crate::FilterPolicy;
@@ -309,17 +308,6 @@ impl BloomFilterPolicy {
         kernel.insert(keys, self.variant, self.k, &mut dst[array]);
     }
 
-    /// Sets keys' bits one at a time in a bit array of `bytes` bytes, as
-    /// [`create_filter`](FilterPolicy::create_filter) sets them for a filter of
-    /// that size: for checking a stored filter without holding its keys.
-    pub(crate) fn bit_setter(&self, bytes: usize) -> BitSetter {
-        BitSetter {
-            modulus: Modulus::new(bytes.saturating_mul(8)),
-            k: self.k,
-            variant: self.variant,
-        }
-    }
-
     /// `key_may_match` on a given kernel.
     #[inline]
     pub(crate) fn single_with(&self, kernel: Kernel, key: &[u8], filter: &[u8]) -> bool {
@@ -359,20 +347,5 @@ fn parse(filter: &[u8]) -> Result<(&[u8], usize), bool> {
             Ok((array, usize::from(k)))
         }
         _ => Err(false),
-    }
-}
-
-/// A filter's bits set key by key ([`BloomFilterPolicy::bit_setter`]).
-pub(crate) struct BitSetter {
-    modulus: Modulus,
-    k: usize,
-    variant: HashVariant,
-}
-
-impl BitSetter {
-    /// Sets `key`'s k bits in `array`, which has the size given to
-    /// [`BloomFilterPolicy::bit_setter`].
-    pub(crate) fn add(&self, array: &mut [u8], key: &[u8]) {
-        set_bits(array, self.modulus, self.k, hash(key, SEED, self.variant));
     }
 }

@@ -34,6 +34,7 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::ops::ControlFlow;
 
+use crate::arch::Kernel;
 use crate::error::Corruption;
 use crate::table::{Block, BlockHandle, BlockKind, Compression, Table, BLOCK_TRAILER_LEN};
 use crate::{
@@ -501,7 +502,7 @@ pub fn verify_filter(
                 policy: &policy,
                 format,
                 array: Vec::new(),
-                gathering: None,
+                hashes: Vec::new(),
                 cuts: 0,
             };
             match walk(table, &mut pass)? {
@@ -530,48 +531,51 @@ pub fn verify_filter(
     mismatch(first_difference.unwrap_or_default())
 }
 
-/// A rebuild compared with the stored filters, filter by filter, each hashed
-/// into an array of the stored filter's size (which `size_difference` has
-/// found to be what the setting makes for the filter's keys).
+/// A rebuild compared with the stored filters, filter by filter: each
+/// filter's keys hashed as they come, their bits set at the cut (as
+/// [`FilterBlockBuilder`](crate::FilterBlockBuilder) sets them) in an array
+/// of the stored filter's size (which `size_difference` has found to be
+/// what the setting makes for the filter's keys).
 struct RebuildPass<'s> {
     stored: FilterBlock<'s>,
     counts: &'s [usize],
     policy: &'s BloomFilterPolicy,
     format: KeyFormat,
     array: Vec<u8>,
-    /// Sets bits in `array` for the filter being gathered, once it has a key.
-    gathering: Option<crate::bloom::BitSetter>,
+    /// The hashes of the keys of the filter being gathered.
+    hashes: Vec<u32>,
     /// Filters cut so far: the index of the one being gathered.
     cuts: usize,
 }
 
 impl FilterSink for RebuildPass<'_> {
     fn key(&mut self, key: &[u8]) -> ControlFlow<String> {
-        let filter = self.stored.filter(self.cuts).unwrap_or_default();
-        if filter.len() < 2 {
-            // `size_difference` rules this out; said, not assumed.
-            return ControlFlow::Break(format!(
-                "filter {} holds keys but is {} bytes",
-                self.cuts,
-                filter.len()
-            ));
+        if self.hashes.is_empty() {
+            let filter = self.stored.filter(self.cuts).unwrap_or_default();
+            if filter.len() < 2 {
+                // `size_difference` rules this out; said, not assumed.
+                return ControlFlow::Break(format!(
+                    "filter {} holds keys but is {} bytes",
+                    self.cuts,
+                    filter.len()
+                ));
+            }
         }
-        let setter = self.gathering.get_or_insert_with(|| {
-            self.array.clear();
-            self.array.resize(filter.len().saturating_sub(1), 0);
-            self.policy.bit_setter(self.array.len())
-        });
         let key = match self.format {
             KeyFormat::User => key,
             KeyFormat::Internal => user_key(key),
         };
-        setter.add(&mut self.array, key);
+        self.hashes.push(self.policy.key_hash(key).value());
         ControlFlow::Continue(())
     }
 
     fn cut(&mut self, index: usize) -> ControlFlow<String> {
-        if self.gathering.take().is_some() {
+        if !self.hashes.is_empty() {
             let filter = self.stored.filter(index).unwrap_or_default();
+            self.array.clear();
+            self.array.resize(filter.len().saturating_sub(1), 0);
+            Kernel::detect().insert_hashes(&self.hashes, self.policy.k(), &mut self.array);
+            self.hashes.clear();
             if filter.split_last().map(|(_, bits)| bits) != Some(&self.array[..]) {
                 return ControlFlow::Break(format!(
                     "first differing filter {index} ({} keys, {} bytes; rebuilt with {} keys, {} hash, {} bits per key)",
