@@ -172,6 +172,7 @@ fn cpu() -> String {
 /// This bench once per kernel this CPU runs, each in a process of its own
 /// (the kernel is chosen once per process), each with its table and summary.
 fn all_kernels() {
+    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
     let mut kernels = vec!["scalar"];
     #[cfg(target_arch = "x86_64")]
     {

@@ -60,6 +60,7 @@ pub(crate) const FEW_FOR_BATCH: usize = 16;
 /// Keys in an AVX-512 window below which it is answered by pairs of groups
 /// (all k probes of each key) rather than by the cascade of rounds: the
 /// rounds cost more than they save for a few keys.
+#[cfg(target_arch = "x86_64")]
 pub(crate) const FEW_FOR_CASCADE: usize = 256;
 
 /// Keys of mixed lengths below which the vector kernels do not group them
@@ -70,14 +71,17 @@ pub(crate) const FEW_TO_SORT: usize = 256;
 /// Keys from which the AVX-512 kernel prefetches keys ahead: so many that
 /// their bytes are likely out of the cache (for keys in the cache the
 /// prefetches cost a few percent).
+#[cfg(target_arch = "x86_64")]
 pub(crate) const MANY_KEYS: usize = 1 << 15;
 
 /// The largest bit array the vector kernels take, in bytes: their reduction
 /// is exact for `bits <= 2^31`.
+#[cfg(target_arch = "x86_64")]
 pub(crate) const MAX_VECTOR_BYTES: usize = 1 << 28;
 
 /// The smallest bit array the vector lookups take, in bytes: they read each
 /// probe's bit from a 4-byte word.
+#[cfg(target_arch = "x86_64")]
 pub(crate) const MIN_PROBED_BYTES: usize = 4;
 
 /// Keys whose lengths [`looks_one_length`] compares.
