@@ -19,10 +19,11 @@
 //!   gather fast enough to win.
 //! - A few keys of mixed lengths on AVX2 are the portable kernel's: AVX2
 //!   hashes eight keys at once only from chunks of one length (no gathers),
-//!   so mixed lengths wait with others of their length until eight, which
-//!   pays from [`FEW_TO_SORT`] keys on; mixed lengths placed in vectors one
-//!   key at a time lost to the portable code. (AVX-512 does the same in
-//!   windows, and has masked loads.)
+//!   so mixed lengths wait with others of their length until sixteen, which
+//!   pays from [`FEW_TO_SORT`] keys on (below, the classes left part-full at
+//!   the end, padded, cost more than they save); mixed lengths placed in
+//!   vectors one key at a time lost to the portable code. (AVX-512 does the
+//!   same in windows, and has masked loads.)
 //! - Few keys (the thresholds below): a vector kernel's setup and latency
 //!   cost more than it saves.
 //! - Bit arrays past 2^28 bytes: the vector kernels' reduction (`h % bits`
@@ -63,9 +64,10 @@ pub(crate) const FEW_FOR_BATCH: usize = 16;
 #[cfg(target_arch = "x86_64")]
 pub(crate) const FEW_FOR_CASCADE: usize = 256;
 
-/// Keys of mixed lengths below which the vector kernels do not group them
-/// by length (AVX-512 in a window, AVX2 in a call): too few to fill groups
-/// of one length; AVX2 leaves them to the portable kernel.
+/// Keys of mixed lengths below which the kernels do not group them by
+/// length (AVX-512 in a window, AVX2 in a call, the portable kernel by
+/// ordering a window): too few to fill groups of one length; AVX2 leaves
+/// them to the portable kernel.
 pub(crate) const FEW_TO_SORT: usize = 256;
 
 /// Keys from which the AVX-512 kernel prefetches keys ahead: so many that
@@ -288,16 +290,6 @@ pub(crate) const CLASSES: usize = 65;
 /// run.
 #[inline]
 pub(crate) fn by_length<'o>(keys: &[&[u8]], order: &'o mut [u16; WINDOW]) -> &'o [u16] {
-    length_runs(keys, order).0
-}
-
-/// [`by_length`], and where each class's run ends in that order (every
-/// class in turn, empty ones too).
-#[inline]
-pub(crate) fn length_runs<'o>(
-    keys: &[&[u8]],
-    order: &'o mut [u16; WINDOW],
-) -> (&'o [u16], [u16; CLASSES]) {
     // Each key's class read once, from its slice, into a byte each. Keys
     // are counted and placed in four interleaved streams (key i in stream
     // i % 4, each stream's keys after the earlier streams' in their
@@ -315,14 +307,12 @@ pub(crate) fn length_runs<'o>(
         }
     }
     let mut starts = [[0u16; 256]; STREAMS];
-    let mut ends = [0u16; CLASSES];
     let mut at = 0;
     for c in 0..CLASSES {
         for (starts, counts) in starts.iter_mut().zip(&counts) {
             starts[c] = at;
             at += counts[c];
         }
-        ends[c] = at;
     }
     for (q, classes) in classes[..keys.len()].chunks(STREAMS).enumerate() {
         for (s, (starts, &class)) in starts.iter_mut().zip(classes).enumerate() {
@@ -333,8 +323,8 @@ pub(crate) fn length_runs<'o>(
             *at += 1;
         }
     }
-    (&order[..keys.len()], ends)
+    &order[..keys.len()]
 }
 
-/// Interleaved streams of [`length_runs`]' counting sort.
+/// Interleaved streams of [`by_length`]' counting sort.
 const STREAMS: usize = 4;

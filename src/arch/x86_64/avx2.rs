@@ -1,7 +1,7 @@
 //! The AVX2 kernel: filters and batches, eight keys at a time, with no
 //! gathers (slow on many AVX2 cores). Eight keys of one length hash
 //! together from 16-byte chunks loaded and transposed (keys of mixed
-//! lengths wait with others of their length until eight); each
+//! lengths wait with others of their length until sixteen); each
 //! key's first position and step come exactly from doubles, the next
 //! positions by adds ([`Probes8`]); rows of byte indexes and bit masks are
 //! stored a group ahead of the scalar loads and read-modify-writes that use
@@ -15,7 +15,7 @@ use std::arch::x86_64::*;
 use std::mem::MaybeUninit;
 
 use super::M;
-use crate::arch::{length_runs, looks_one_length, vectorable, FEW_TO_SORT, WINDOW};
+use crate::arch::{looks_one_length, vectorable, CLASSES, FEW_TO_SORT};
 use crate::bloom::SEED;
 use crate::HashVariant;
 
@@ -183,7 +183,7 @@ impl Reducer {
 /// See [`Avx2::insert`]: eight keys at a time. Eight keys of one length
 /// hash together, their 16-byte chunks loaded and transposed (no
 /// gathers, which are slow on many AVX2 cores); keys of mixed lengths
-/// (`by_length`) are taken in windows ordered by length ([`by_length`]),
+/// (`by_length`) wait with others of their length ([`hash_by_length`]),
 /// so that groups of eight have one length. The eight keys' probe
 /// positions come by adds from two reductions a key ([`Probes8`]) and
 /// their bits are set by scalar read-modify-writes.
@@ -233,52 +233,107 @@ unsafe fn insert(
     }
 }
 
-/// [`insert`] for keys of mixed lengths, in windows ordered by length:
-/// each window's keys hashed first ([`hash_window`]), then their bits set
-/// from the hashes ([`insert_hashes`]).
+/// [`insert`] for keys of mixed lengths: hashed by length
+/// ([`hash_by_length`]) into a buffer, whose bits are set
+/// ([`insert_hashes`]) each time it is full. (Many hashes before any bits:
+/// long keys' hashes are long chains of multiplies, and with nothing
+/// between them the core overlaps more of those chains than with a group's
+/// bits between each two.)
 ///
 /// # Safety
 /// As for [`insert`].
 #[inline(never)]
 #[target_feature(enable = "avx2")]
 unsafe fn insert_by_length(keys: &[&[u8]], variant: HashVariant, k: usize, array: &mut [u8]) {
-    let mut order = [0u16; WINDOW];
-    let mut hashes = [0u32; WINDOW + 16];
-    for window in keys.chunks(WINDOW) {
-        let hashes = hash_window(window, variant, &mut order, &mut hashes);
-        // SAFETY: as for this function.
-        unsafe { insert_hashes(hashes, k, array) };
+    // (16 entries past the buffer: a unit stores two whole vectors.)
+    let mut hashes = [0u32; BUFFER + 16];
+    let mut len = 0;
+    hash_by_length(keys, variant, |h, _, n| {
+        store16(&mut hashes[len..len + 16], h);
+        len += n;
+        if len >= BUFFER {
+            // SAFETY: as for this function.
+            unsafe { insert_hashes(&hashes[..len], k, array) };
+            len = 0;
+        }
+    });
+    // SAFETY: as for this function.
+    unsafe { insert_hashes(&hashes[..len], k, array) };
+}
+
+/// Hashes of keys of mixed lengths gathered before their bits are set or
+/// tested.
+const BUFFER: usize = 2048;
+
+/// Two vectors of eight hashes into `to`, 16 u32s.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn store16(to: &mut [u32], h: [__m256i; 2]) {
+    let to: &mut [u32; 16] = to.try_into().expect("16 entries");
+    // SAFETY: `to` is 16 u32s, 64 bytes.
+    unsafe {
+        _mm256_storeu_si256(to.as_mut_ptr().cast(), h[0]);
+        _mm256_storeu_si256(to[8..].as_mut_ptr().cast(), h[1]);
     }
 }
 
-/// The hashes of a window of keys of mixed lengths, in the order of
-/// `order` (which it writes: [`length_runs`]), sixteen keys at a time, each
-/// sixteen of one length where they can be ([`units16`]). The whole window
-/// is hashed before any bit is set or tested: long keys' hashes are long
-/// chains of multiplies, and with nothing between them the core overlaps
-/// more of those chains than with a group's bits between each two.
+/// LevelDB's `Hash` of keys of mixed lengths: each key waits with others
+/// of its length (up to 63 bytes; longer keys together) until they are
+/// sixteen, which hash as one length, two groups of eight side by side
+/// ([`hash_same8x2`]); at the end, the keys left in each class, padded
+/// with copies of their first. `emit(hashes, at, n)` takes each unit's
+/// hashes as they come, the first `n` lanes those of the keys at indexes
+/// `at`. (One pass over the keys, each key's slice copied once: ordering
+/// the keys by length first cost more.)
 #[inline]
 #[target_feature(enable = "avx2")]
-fn hash_window<'h>(
-    window: &[&[u8]],
+fn hash_by_length(
+    keys: &[&[u8]],
     variant: HashVariant,
-    order: &mut [u16; WINDOW],
-    hashes: &'h mut [u32; WINDOW + 16],
-) -> &'h [u32] {
-    let mut len = 0;
-    for at in units16(window, order) {
-        let h = hash16_at(window, at, variant);
-        // (In bounds: the units hold each key once, so `len` stays at
-        // most `window.len() <= WINDOW` before a unit.)
-        let to = &mut hashes[len..len + 16];
-        // SAFETY: `to` is 16 u32s, 64 bytes.
-        unsafe {
-            _mm256_storeu_si256(to.as_mut_ptr().cast(), h[0]);
-            _mm256_storeu_si256(to[8..].as_mut_ptr().cast(), h[1]);
+    mut emit: impl FnMut([__m256i; 2], &[usize; 16], usize),
+) {
+    let Some(&first) = keys.first() else { return };
+    // `waiting[c]` holds keys of class `c` only: its first `count[c]`
+    // entries are this round's, the others an earlier round's (or `first`
+    // before any, never read: a round is hashed when it has sixteen keys,
+    // or at the end padded with its own first key).
+    let mut waiting = [[first; 16]; CLASSES];
+    let mut at = [[0usize; 16]; CLASSES];
+    let mut count = [0u8; CLASSES];
+    for (i, &key) in keys.iter().enumerate() {
+        let c = key.len().min(CLASSES - 1);
+        let n = usize::from(count[c]);
+        waiting[c][n] = key;
+        at[c][n] = i;
+        if n + 1 == 16 {
+            emit(hash_class(&waiting[c], c, variant), &at[c], 16);
+            count[c] = 0;
+        } else {
+            count[c] = n as u8 + 1;
         }
-        len += at.len();
     }
-    &hashes[..len]
+    for (c, ((waiting, at), &n)) in waiting.iter_mut().zip(&at).zip(&count).enumerate() {
+        let n = usize::from(n);
+        if n > 0 {
+            // Lanes past the keys repeat the first: the same length.
+            let first = waiting[0];
+            waiting[n..].fill(first);
+            emit(hash_class(waiting, c, variant), at, n);
+        }
+    }
+}
+
+/// The hashes of sixteen keys of length class `class` of
+/// [`hash_by_length`]: below the last class, all `class` bytes long.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn hash_class(keys: &[&[u8]; 16], class: usize, variant: HashVariant) -> [__m256i; 2] {
+    let (a, b) = keys.split_at(8);
+    if class < CLASSES - 1 {
+        hash_same8x2(a, b, class, variant)
+    } else {
+        [hash8_apart(a, variant), hash8_apart(b, variant)]
+    }
 }
 
 /// [`insert`] for keys already hashed: each group's rows stored a group
@@ -347,13 +402,14 @@ unsafe fn contains(
         }
         return;
     }
-    // Windows ordered by length, hashed first as in `insert_by_length`;
-    // each group's answers go to its keys.
-    let mut order = [0u16; WINDOW];
-    let mut hashes = [0u32; WINDOW + 16];
-    for (window, out) in keys.chunks(WINDOW).zip(out.chunks_mut(WINDOW)) {
-        let hashes = hash_window(window, variant, &mut order, &mut hashes);
-        let groups = hashes.chunks(8).zip(order[..window.len()].chunks(8));
+    // Keys of mixed lengths, hashed by length into a buffer as in
+    // `insert_by_length`, each hash with its key's index; each group's
+    // answers go to its keys.
+    let mut hashes = [0u32; BUFFER + 16];
+    let mut index = [0usize; BUFFER + 16];
+    let mut len = 0;
+    let mut answer = |hashes: &[u32], index: &[usize]| {
+        let groups = hashes.chunks(8).zip(index.chunks(8));
         let (mut g, mut last) = (0, &[][..]);
         for (group, at) in groups {
             masks(&reducer, load_up_to8(group), &mut rows[g % 2][..2 * k]);
@@ -367,52 +423,21 @@ unsafe fn contains(
             // SAFETY: as above.
             unsafe { test_rows_at(array, &rows[(g + 1) % 2][..2 * k], last, out) };
         }
-    }
-}
-
-/// The indexes of `keys` in order of length ([`length_runs`]), sixteen
-/// at a time, each unit of one length (but for the longest keys, which
-/// share a class).
-#[inline]
-fn units16<'o>(keys: &[&[u8]], order: &'o mut [u16; WINDOW]) -> impl Iterator<Item = &'o [u16]> {
-    let (sorted, ends) = length_runs(keys, order);
-    let mut from = 0;
-    ends.into_iter().flat_map(move |end| {
-        let run = &sorted[from..usize::from(end)];
-        from = usize::from(end);
-        run.chunks(16)
-    })
-}
-
-/// LevelDB's `Hash` of the keys of `keys` at indexes `at` (up to
-/// sixteen), eight to a vector: where more than eight have one length, the
-/// two groups side by side ([`hash_same8x2`]).
-#[inline]
-#[target_feature(enable = "avx2")]
-fn hash16_at(keys: &[&[u8]], at: &[u16], variant: HashVariant) -> [__m256i; 2] {
-    let mut group: [&[u8]; 16] = [&[]; 16];
-    for (key, &i) in group.iter_mut().zip(at) {
-        *key = keys[usize::from(i)];
-    }
-    let (n, len) = (at.len(), group[0].len());
-    if n > 8 && group[..n].iter().all(|key| key.len() == len) {
-        // Padded with the first key.
-        let first = group[0];
-        group[n..].fill(first);
-        let (a, b) = group.split_at(8);
-        return hash_same8x2(a, b, len, variant);
-    }
-    let (a, b) = group.split_at(8);
-    let second = match n > 8 {
-        true => hash8_apart(&b[..n - 8], variant),
-        false => _mm256_setzero_si256(),
     };
-    [hash8_apart(&a[..n.min(8)], variant), second]
+    hash_by_length(keys, variant, |h, at, n| {
+        store16(&mut hashes[len..len + 16], h);
+        index[len..len + n].copy_from_slice(&at[..n]);
+        len += n;
+        if len >= BUFFER {
+            answer(&hashes[..len], &index[..len]);
+            len = 0;
+        }
+    });
+    answer(&hashes[..len], &index[..len]);
 }
 
-/// [`hash8`] out of line, for the groups of [`hash16_at`] that are not
-/// sixteen keys of one length (the ends of runs, and keys of 64 bytes and
-/// more, which share a class).
+/// [`hash8`] out of line, for the keys of 64 bytes and more, which share
+/// a class in [`hash_by_length`] and may differ in length.
 #[inline(never)]
 #[target_feature(enable = "avx2")]
 fn hash8_apart(keys: &[&[u8]], variant: HashVariant) -> __m256i {
@@ -521,12 +546,17 @@ unsafe fn test_rows(array: &[u8], rows: &[MaybeUninit<[u32; 8]>], out: &mut [boo
 /// # Safety
 /// As for [`test_rows`], for `at.len()` lanes.
 #[inline]
-unsafe fn test_rows_at(array: &[u8], rows: &[MaybeUninit<[u32; 8]>], at: &[u16], out: &mut [bool]) {
+unsafe fn test_rows_at(
+    array: &[u8],
+    rows: &[MaybeUninit<[u32; 8]>],
+    at: &[usize],
+    out: &mut [bool],
+) {
     let mut answers = [false; 8];
     // SAFETY: by the caller.
     unsafe { test_rows(array, rows, &mut answers[..at.len()]) };
     for (&i, &answer) in at.iter().zip(&answers) {
-        out[usize::from(i)] = answer;
+        out[i] = answer;
     }
 }
 
