@@ -6,7 +6,7 @@
 //! |---|---|---|
 //! | [`portable`] (`scalar`) | every CPU | all work the others leave; the reference |
 //! | `x86_64::avx512` | AVX-512F, VL, POPCNT and AVX2 (default but on Intel) | filters, batches and single lookups |
-//! | `x86_64::avx2` | AVX2 (default without AVX-512, and on Intel) | filters and batches: of keys of one length, and of mixed lengths from [`FEW_TO_SORT`] keys; the bits of a filter block's filters from their hashes (on AVX-512 CPUs too) |
+//! | `x86_64::avx2` | AVX2 (default without AVX-512, and on Intel) | filters and batches: of keys of one length, and of mixed lengths from [`FEW_TO_GROUP`] keys; the bits of a filter block's filters from their hashes (on AVX-512 CPUs too) |
 //!
 //! Why Intel's cores take AVX2 even with AVX-512: see [`Kernel::detect`]
 //! (512-bit vectors slow the engine code around them there).
@@ -20,7 +20,7 @@
 //! - A few keys of mixed lengths on AVX2 are the portable kernel's: AVX2
 //!   hashes eight keys at once only from chunks of one length (no gathers),
 //!   so mixed lengths wait with others of their length until sixteen, which
-//!   pays from [`FEW_TO_SORT`] keys on (below, the classes left part-full at
+//!   pays from [`FEW_TO_GROUP`] keys on (below, the classes left part-full at
 //!   the end, padded, cost more than they save); mixed lengths placed in
 //!   vectors one key at a time lost to the portable code. (AVX-512 does the
 //!   same in windows, and has masked loads.)
@@ -65,10 +65,11 @@ pub(crate) const FEW_FOR_BATCH: usize = 16;
 pub(crate) const FEW_FOR_CASCADE: usize = 256;
 
 /// Keys of mixed lengths below which the kernels do not group them by
-/// length (AVX-512 in a window, AVX2 in a call, the portable kernel by
-/// ordering a window): too few to fill groups of one length; AVX2 leaves
-/// them to the portable kernel.
-pub(crate) const FEW_TO_SORT: usize = 256;
+/// length ([`groups_by_length`]): too few to fill groups of one length,
+/// and the classes left part-full at the end cost more than the groups
+/// save (measured from 64 to 255 keys, each kernel); AVX2 leaves them to
+/// the portable kernel.
+pub(crate) const FEW_TO_GROUP: usize = 256;
 
 /// Keys from which the AVX-512 kernel prefetches keys ahead: so many that
 /// their bytes are likely out of the cache (for keys in the cache the
@@ -277,54 +278,48 @@ pub(crate) fn looks_one_length(keys: &[&[u8]]) -> bool {
         .all(|key| key.len() == first.len())
 }
 
-/// Keys of mixed lengths taken at a time by [`by_length`].
-pub(crate) const WINDOW: usize = 4096;
-
 /// Length classes of keys of mixed lengths: 0 to 63 bytes, and longer
-/// ([`by_length`], and the AVX-512 kernel's groups waiting by length).
+/// ([`groups_by_length`]).
 pub(crate) const CLASSES: usize = 65;
 
-/// The indexes of `keys` (at most [`WINDOW`]) in order of length (up to
-/// 63 bytes; longer keys last, together), into `order`: a counting sort,
-/// so that runs of eight have one length but at the end of each length's
-/// run.
+/// Keys of mixed lengths in groups of `N` of one length class (0 to 63
+/// bytes, and longer keys together): each key waits with others of its
+/// class until they are `N`; at the end, each class's keys left, padded
+/// with copies of their first. `emit(group, at, n, class)` takes each group
+/// as it comes: its first `n` keys are those at indexes `at` of `keys`,
+/// the others copies of its first; below the last class, every key is
+/// `class` bytes long. (One pass, each key's slice copied once: ordering
+/// the keys by length first, then reading them in that order, cost more.)
 #[inline]
-pub(crate) fn by_length<'o>(keys: &[&[u8]], order: &'o mut [u16; WINDOW]) -> &'o [u16] {
-    // Each key's class read once, from its slice, into a byte each. Keys
-    // are counted and placed in four interleaved streams (key i in stream
-    // i % 4, each stream's keys after the earlier streams' in their
-    // class): a class's count is a chain of increments through memory,
-    // which keys of one length in a row (or every other key) would wait
-    // on key after key.
-    let mut classes = [0u8; WINDOW];
-    // Tables of 256, not CLASSES, entries: indexed by a byte, they need no
-    // bounds check (the entries past the classes stay unused).
-    let mut counts = [[0u16; 256]; STREAMS];
-    for (classes, keys) in classes.chunks_mut(STREAMS).zip(keys.chunks(STREAMS)) {
-        for ((counts, class), key) in counts.iter_mut().zip(classes).zip(keys) {
-            *class = key.len().min(CLASSES - 1) as u8;
-            counts[usize::from(*class)] += 1;
+pub(crate) fn groups_by_length<'k, const N: usize>(
+    keys: &[&'k [u8]],
+    mut emit: impl FnMut(&[&'k [u8]; N], &[usize; N], usize, usize),
+) {
+    let Some(&first) = keys.first() else { return };
+    // `waiting[c]` holds keys of class `c` only: its first `count[c]`
+    // entries are this round's, the others an earlier round's (or `first`
+    // before any, never read: a group is emitted when it has `N` keys, or
+    // at the end padded with its own first key).
+    let mut waiting = [[first; N]; CLASSES];
+    let mut at = [[0usize; N]; CLASSES];
+    let mut count = [0usize; CLASSES];
+    for (i, &key) in keys.iter().enumerate() {
+        let c = key.len().min(CLASSES - 1);
+        let n = count[c];
+        waiting[c][n] = key;
+        at[c][n] = i;
+        if n + 1 == N {
+            emit(&waiting[c], &at[c], N, c);
+            count[c] = 0;
+        } else {
+            count[c] = n + 1;
         }
     }
-    let mut starts = [[0u16; 256]; STREAMS];
-    let mut at = 0;
-    for c in 0..CLASSES {
-        for (starts, counts) in starts.iter_mut().zip(&counts) {
-            starts[c] = at;
-            at += counts[c];
+    for (c, ((waiting, at), &n)) in waiting.iter_mut().zip(&at).zip(&count).enumerate() {
+        if n > 0 {
+            let first = waiting[0];
+            waiting[n..].fill(first);
+            emit(waiting, at, n, c);
         }
     }
-    for (q, classes) in classes[..keys.len()].chunks(STREAMS).enumerate() {
-        for (s, (starts, &class)) in starts.iter_mut().zip(classes).enumerate() {
-            let at = &mut starts[usize::from(class)];
-            // The mask spares a bounds check: a start stays below
-            // `keys.len() <= WINDOW`.
-            order[usize::from(*at) & (WINDOW - 1)] = (q * STREAMS + s) as u16;
-            *at += 1;
-        }
-    }
-    &order[..keys.len()]
 }
-
-/// Interleaved streams of [`by_length`]' counting sort.
-const STREAMS: usize = 4;

@@ -3,7 +3,7 @@
 //! `(h + j * delta) % bits`, `delta` the hash rotated right by 17 bits, sums
 //! on 32 bits (LevelDB's util/bloom.cc).
 
-use super::{by_length, looks_one_length, FEW_TO_SORT, WINDOW};
+use super::{groups_by_length, looks_one_length, FEW_TO_GROUP};
 use crate::bloom::SEED;
 use crate::hash::{hash, tail, HashVariant, M};
 
@@ -13,20 +13,16 @@ pub(crate) fn insert(keys: &[&[u8]], variant: HashVariant, k: usize, array: &mut
     // Eight hashes first, then their bits: eight independent chains of
     // multiplies in a row keep the core busier than one at a time.
     let mut hashes = [0u32; 8];
-    if keys.len() >= FEW_TO_SORT && !looks_one_length(keys) {
-        // Keys of mixed lengths in order of length, so that the hash's
-        // loop and tail branch alike key after key: in the keys' order, a
-        // misprediction or two a key.
-        let mut order = [0u16; WINDOW];
-        for window in keys.chunks(WINDOW) {
-            for at in by_length(window, &mut order).chunks(8) {
-                let keys = at.iter().map(|&i| window[usize::from(i)]);
-                hash_group(keys, &mut hashes, variant);
-                for &h in &hashes[..at.len()] {
-                    set_bits(array, modulus, k, h);
-                }
+    if keys.len() >= FEW_TO_GROUP && !looks_one_length(keys) {
+        // Keys of mixed lengths in groups of one length, so that the
+        // hash's loop and tail branch alike key after key (in the keys'
+        // order, a misprediction or two a key), two chains side by side.
+        groups_by_length::<8>(keys, |group, _, n, _| {
+            hash_group(group[..n].iter().copied(), &mut hashes, variant);
+            for &h in &hashes[..n] {
+                set_bits(array, modulus, k, h);
             }
-        }
+        });
         return;
     }
     for keys in keys.chunks(8) {
@@ -137,18 +133,14 @@ pub(crate) fn contains_batch(
 ) {
     let modulus = Modulus::new(array.len() * 8);
     let mut hashes = [0u32; 8];
-    if keys.len() >= FEW_TO_SORT && !looks_one_length(keys) {
-        // In order of length, as `insert` takes them.
-        let mut order = [0u16; WINDOW];
-        for (window, out) in keys.chunks(WINDOW).zip(out.chunks_mut(WINDOW)) {
-            for at in by_length(window, &mut order).chunks(8) {
-                let keys = at.iter().map(|&i| window[usize::from(i)]);
-                hash_group(keys, &mut hashes, variant);
-                for (&h, &i) in hashes.iter().zip(at) {
-                    out[usize::from(i)] = all_set(array, modulus, k, h);
-                }
+    if keys.len() >= FEW_TO_GROUP && !looks_one_length(keys) {
+        // In groups of one length, as `insert` takes them.
+        groups_by_length::<8>(keys, |group, at, n, _| {
+            hash_group(group[..n].iter().copied(), &mut hashes, variant);
+            for (&h, &i) in hashes[..n].iter().zip(at) {
+                out[i] = all_set(array, modulus, k, h);
             }
-        }
+        });
         return;
     }
     for (keys, out) in keys.chunks(8).zip(out.chunks_mut(8)) {

@@ -15,7 +15,7 @@ use std::arch::x86_64::*;
 use std::mem::MaybeUninit;
 
 use super::M;
-use crate::arch::{looks_one_length, vectorable, CLASSES, FEW_TO_SORT};
+use crate::arch::{groups_by_length, looks_one_length, vectorable, CLASSES, FEW_TO_GROUP};
 use crate::bloom::SEED;
 use crate::HashVariant;
 
@@ -51,7 +51,7 @@ impl Avx2 {
             return false;
         }
         let by_length = !looks_one_length(keys);
-        if by_length && keys.len() < FEW_TO_SORT {
+        if by_length && keys.len() < FEW_TO_GROUP {
             return false;
         }
         // SAFETY: `self` proves the CPU has AVX2; the array's length and k
@@ -75,7 +75,7 @@ impl Avx2 {
             return false;
         }
         let by_length = !looks_one_length(keys);
-        if by_length && keys.len() < FEW_TO_SORT {
+        if by_length && keys.len() < FEW_TO_GROUP {
             return false;
         }
         // SAFETY: `self` proves the CPU has AVX2; the array's length, k and
@@ -277,14 +277,10 @@ fn store16(to: &mut [u32], h: [__m256i; 2]) {
     }
 }
 
-/// LevelDB's `Hash` of keys of mixed lengths: each key waits with others
-/// of its length (up to 63 bytes; longer keys together) until they are
-/// sixteen, which hash as one length, two groups of eight side by side
-/// ([`hash_same8x2`]); at the end, the keys left in each class, padded
-/// with copies of their first. `emit(hashes, at, n)` takes each unit's
-/// hashes as they come, the first `n` lanes those of the keys at indexes
-/// `at`. (One pass over the keys, each key's slice copied once: ordering
-/// the keys by length first cost more.)
+/// LevelDB's `Hash` of keys of mixed lengths, sixteen of one length at a
+/// time ([`groups_by_length`]), two groups of eight side by side
+/// ([`hash_same8x2`]). `emit(hashes, at, n)` takes each sixteen's hashes as
+/// they come, the first `n` lanes those of the keys at indexes `at`.
 #[inline]
 #[target_feature(enable = "avx2")]
 fn hash_by_length(
@@ -292,39 +288,13 @@ fn hash_by_length(
     variant: HashVariant,
     mut emit: impl FnMut([__m256i; 2], &[usize; 16], usize),
 ) {
-    let Some(&first) = keys.first() else { return };
-    // `waiting[c]` holds keys of class `c` only: its first `count[c]`
-    // entries are this round's, the others an earlier round's (or `first`
-    // before any, never read: a round is hashed when it has sixteen keys,
-    // or at the end padded with its own first key).
-    let mut waiting = [[first; 16]; CLASSES];
-    let mut at = [[0usize; 16]; CLASSES];
-    let mut count = [0u8; CLASSES];
-    for (i, &key) in keys.iter().enumerate() {
-        let c = key.len().min(CLASSES - 1);
-        let n = usize::from(count[c]);
-        waiting[c][n] = key;
-        at[c][n] = i;
-        if n + 1 == 16 {
-            emit(hash_class(&waiting[c], c, variant), &at[c], 16);
-            count[c] = 0;
-        } else {
-            count[c] = n as u8 + 1;
-        }
-    }
-    for (c, ((waiting, at), &n)) in waiting.iter_mut().zip(&at).zip(&count).enumerate() {
-        let n = usize::from(n);
-        if n > 0 {
-            // Lanes past the keys repeat the first: the same length.
-            let first = waiting[0];
-            waiting[n..].fill(first);
-            emit(hash_class(waiting, c, variant), at, n);
-        }
-    }
+    groups_by_length::<16>(keys, |group, at, n, class| {
+        emit(hash_class(group, class, variant), at, n);
+    });
 }
 
 /// The hashes of sixteen keys of length class `class` of
-/// [`hash_by_length`]: below the last class, all `class` bytes long.
+/// [`groups_by_length`]: below the last class, all `class` bytes long.
 #[inline]
 #[target_feature(enable = "avx2")]
 fn hash_class(keys: &[&[u8]; 16], class: usize, variant: HashVariant) -> [__m256i; 2] {
@@ -437,7 +407,7 @@ unsafe fn contains(
 }
 
 /// [`hash8`] out of line, for the keys of 64 bytes and more, which share
-/// a class in [`hash_by_length`] and may differ in length.
+/// a class in [`groups_by_length`] and may differ in length.
 #[inline(never)]
 #[target_feature(enable = "avx2")]
 fn hash8_apart(keys: &[&[u8]], variant: HashVariant) -> __m256i {

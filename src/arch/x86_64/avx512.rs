@@ -34,8 +34,8 @@ use std::mem::MaybeUninit;
 
 use super::M;
 use crate::arch::{
-    vectorable, CLASSES, FEW_FOR_CASCADE, FEW_TO_SORT, MANY_KEYS, MAX_VECTOR_BYTES,
-    MIN_PROBED_BYTES,
+    groups_by_length, vectorable, CLASSES, FEW_FOR_CASCADE, FEW_TO_GROUP, MANY_KEYS,
+    MAX_VECTOR_BYTES, MIN_PROBED_BYTES,
 };
 use crate::bloom::SEED;
 use crate::hash::tail;
@@ -151,43 +151,49 @@ impl Avx512 {
 unsafe fn insert(keys: &[&[u8]], variant: HashVariant, k: usize, array: &mut [u8]) {
     let reducer = Reducer::new(array.len() as u64 * 8);
     let far = keys_far(keys);
-    for window in keys.chunks(WINDOW) {
-        if by_length(window) {
-            // In the order they are hashed: bits are set in any order.
-            // (16 lanes more, for the last group's whole vector.)
-            let mut hashes = [0u32; WINDOW + LANES];
-            let mut len = 0;
-            hash_by_length(window, variant, |h, _, n| {
-                // (In bounds: the groups hold each key once, so `len`
-                // stays at most `window.len()`.)
-                let to = &mut hashes[len..len + LANES];
-                // SAFETY: `to` is 16 u32s, 64 bytes.
-                unsafe { _mm512_storeu_si512(to.as_mut_ptr().cast(), h) };
-                len += n;
-            });
-            let hashes = &hashes[..len];
+    if by_length(keys) {
+        // Into a buffer in the order they are hashed (bits are set in any
+        // order), whose bits are set each time it is full. (16 lanes more,
+        // for the last group's whole vector.)
+        let mut hashes = [0u32; WINDOW + LANES];
+        let mut len = 0;
+        let mut set = |hashes: &[u32]| {
             let pairs = hashes.chunks(2 * LANES).map(|pair| load_pair(pair));
+            // SAFETY: `reducer` was made for `array`.
+            unsafe { insert_pairs(pairs, &reducer, k, array) };
+        };
+        hash_by_length(keys, variant, |h, _, n| {
+            let to = &mut hashes[len..len + LANES];
+            // SAFETY: `to` is 16 u32s, 64 bytes.
+            unsafe { _mm512_storeu_si512(to.as_mut_ptr().cast(), h) };
+            len += n;
+            if len >= WINDOW {
+                set(&hashes[..len]);
+                len = 0;
+            }
+        });
+        set(&hashes[..len]);
+        return;
+    }
+    for window in keys.chunks(WINDOW) {
+        let pairs = window.chunks(2 * LANES);
+        if far {
+            let pairs = pairs.enumerate().map(|(i, pair)| {
+                prefetch_keys(window, (i + AHEAD) * 2 * LANES);
+                hash_pair(pair, variant)
+            });
             // SAFETY (here and below): `reducer` was made for `array`.
             unsafe { insert_pairs(pairs, &reducer, k, array) };
         } else {
-            let pairs = window.chunks(2 * LANES);
-            if far {
-                let pairs = pairs.enumerate().map(|(i, pair)| {
-                    prefetch_keys(window, (i + AHEAD) * 2 * LANES);
-                    hash_pair(pair, variant)
-                });
-                unsafe { insert_pairs(pairs, &reducer, k, array) };
-            } else {
-                // A partial pair first: bits can be set in any order,
-                // and its one-key-at-a-time hashes then overlap with the
-                // next pair's, instead of ending the filter with their
-                // latency (see benches/record/ for the measurement).
-                let (partial, whole) = window.split_at(window.len() % (2 * LANES));
-                let pairs = (!partial.is_empty()).then_some(partial).into_iter();
-                let pairs = pairs.chain(whole.chunks(2 * LANES));
-                let pairs = pairs.map(|pair| hash_pair(pair, variant));
-                unsafe { insert_pairs(pairs, &reducer, k, array) };
-            }
+            // A partial pair first: bits can be set in any order, and its
+            // one-key-at-a-time hashes then overlap with the next pair's,
+            // instead of ending the filter with their latency (see
+            // benches/record/ for the measurement).
+            let (partial, whole) = window.split_at(window.len() % (2 * LANES));
+            let pairs = (!partial.is_empty()).then_some(partial).into_iter();
+            let pairs = pairs.chain(whole.chunks(2 * LANES));
+            let pairs = pairs.map(|pair| hash_pair(pair, variant));
+            unsafe { insert_pairs(pairs, &reducer, k, array) };
         }
     }
 }
@@ -259,7 +265,7 @@ unsafe fn contains(keys: &[&[u8]], variant: HashVariant, k: usize, array: &[u8],
                 // SAFETY: `out` is 64 bytes.
                 unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), h) };
                 for (&i, h) in at[..n].iter().zip(out) {
-                    hashes[usize::from(i)] = h;
+                    hashes[i] = h;
                 }
             });
             if by_pairs {
@@ -631,22 +637,23 @@ fn by_eights(h: u32, k: usize, probe: impl Fn(__m256i, usize) -> bool) -> bool {
     all
 }
 
-/// Keys hashed together by length: enough for most lengths to fill whole
-/// groups (the waiting keys take 18 KiB of stack, the window's hashes
-/// 16 KiB).
+/// Keys of a batch answered together (hashed by length, then probed), and
+/// hashes of a filter's keys gathered before their bits are set: enough
+/// for most lengths to fill whole groups in a window (the waiting keys
+/// take 25 KiB of stack, the hashes 16 KiB).
 const WINDOW: usize = 4096;
 
-/// Whether a window of keys is hashed by [`hash_by_length`]: enough keys
-/// to fill groups of one length, and more than one length among
-/// [`SAMPLED`] keys spread over the window. (Reading every key's length
-/// first is a pass over the window's slices. A window the sample takes for
-/// one length that has a few keys of others is still hashed right: a
+/// Whether keys (a filter's, or a batch's window) are hashed by
+/// [`hash_by_length`]: enough keys to fill groups of one length, and more
+/// than one length among [`SAMPLED`] keys spread over them. (Reading every
+/// key's length first is a pass over the slices. Keys the sample takes for
+/// one length that have a few keys of others are still hashed right: a
 /// group of a pair with several lengths goes to [`hash16`].)
 fn by_length(keys: &[&[u8]]) -> bool {
     let Some(first) = keys.first() else {
         return false;
     };
-    keys.len() >= FEW_TO_SORT
+    keys.len() >= FEW_TO_GROUP
         && keys
             .iter()
             .step_by(keys.len() / SAMPLED)
@@ -656,53 +663,27 @@ fn by_length(keys: &[&[u8]]) -> bool {
 /// Keys whose lengths [`by_length`] compares.
 const SAMPLED: usize = 64;
 
-/// The hashes of keys of varying lengths: each key waits with others of
-/// its length (up to 63; longer keys together) until they are 16, which
-/// hash as one group. `emit(hashes, at, n)` takes each group's hashes as
-/// they come, the first `n` lanes those of the keys at indexes `at`.
+/// The hashes of keys of varying lengths, sixteen of one length at a time
+/// ([`groups_by_length`]). `emit(hashes, at, n)` takes each group's hashes
+/// as they come, the first `n` lanes those of the keys at indexes `at`.
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl")]
 fn hash_by_length(
     keys: &[&[u8]],
     variant: HashVariant,
-    mut emit: impl FnMut(__m512i, &[u16; LANES], usize),
+    mut emit: impl FnMut(__m512i, &[usize; LANES], usize),
 ) {
-    let Some(&first) = keys.first() else { return };
-    // `waiting[c]` holds keys of class `c` only: its first `count[c]`
-    // entries are this round's, the others an earlier round's (or `first`
-    // before any, never read: a round is hashed when it has 16 keys, or
-    // at the end padded with its own first key).
-    let mut waiting = [[first; LANES]; CLASSES];
-    let mut at = [[0u16; LANES]; CLASSES];
-    let mut count = [0u8; CLASSES];
-    for (i, &key) in keys.iter().enumerate() {
-        let c = key.len().min(CLASSES - 1);
-        let n = usize::from(count[c]);
-        waiting[c][n] = key;
-        at[c][n] = i as u16;
-        if n + 1 == LANES {
-            // SAFETY: 16 keys of class `c`; below the last, `c` is their length.
-            let h = unsafe { hash_waiting(&waiting[c], c, variant) };
-            emit(h, &at[c], LANES);
-            count[c] = 0;
-        } else {
-            count[c] = n as u8 + 1;
-        }
-    }
-    for (c, ((waiting, at), &n)) in waiting.iter_mut().zip(&at).zip(&count).enumerate() {
-        let n = usize::from(n);
-        if n > 0 && n < FEW_WAITING {
+    groups_by_length::<LANES>(keys, |group, at, n, class| {
+        let h = if n < FEW_WAITING {
             // A few keys left: one at a time costs less than a group.
-            emit(hash_each(&waiting[..n], variant), at, n);
-        } else if n > 0 {
-            // Lanes past the keys repeat the first: the same length.
-            let first = waiting[0];
-            waiting[n..].fill(first);
-            // SAFETY: `n` keys of class `c`, then copies of the first.
-            let h = unsafe { hash_waiting(waiting, c, variant) };
-            emit(h, at, n);
-        }
-    }
+            hash_each(&group[..n], variant)
+        } else {
+            // SAFETY: `groups_by_length` vouches that below the last
+            // class, every key of the group is `class` bytes long.
+            unsafe { hash_waiting(group, class, variant) }
+        };
+        emit(h, at, n);
+    });
 }
 
 /// Keys left in a class at the end of [`hash_by_length`] below which
