@@ -663,9 +663,11 @@ fn by_length(keys: &[&[u8]]) -> bool {
 /// Keys whose lengths [`by_length`] compares.
 const SAMPLED: usize = 64;
 
-/// The hashes of keys of varying lengths, sixteen of one length at a time
-/// ([`groups_by_length`]). `emit(hashes, at, n)` takes each group's hashes
-/// as they come, the first `n` lanes those of the keys at indexes `at`.
+/// The hashes of keys of varying lengths, thirty-two of one length at a
+/// time ([`groups_by_length`]), as two groups of sixteen whose chains of
+/// multiplies run side by side ([`hash_same`]). `emit(hashes, at, n)`
+/// takes each group's hashes as they come, the first `n` lanes those of
+/// the keys at indexes `at`.
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl")]
 fn hash_by_length(
@@ -673,17 +675,35 @@ fn hash_by_length(
     variant: HashVariant,
     mut emit: impl FnMut(__m512i, &[usize; LANES], usize),
 ) {
-    groups_by_length::<LANES>(keys, |group, at, n, class| {
-        let h = if n < FEW_WAITING {
-            // A few keys left: one at a time costs less than a group.
-            hash_each(&group[..n], variant)
-        } else {
+    groups_by_length::<{ 2 * LANES }>(keys, |group, at, n, class| {
+        let (groups, ats) = (halves(group), halves(at));
+        if class < CLASSES - 1 && n > LANES {
             // SAFETY: `groups_by_length` vouches that below the last
             // class, every key of the group is `class` bytes long.
-            unsafe { hash_waiting(group, class, variant) }
-        };
-        emit(h, at, n);
+            let h = unsafe { hash_same(groups, class, SEED, variant) };
+            emit(h[0], ats[0], LANES);
+            emit(h[1], ats[1], n - LANES);
+            return;
+        }
+        let counts = [n.min(LANES), n.saturating_sub(LANES)];
+        for ((group, at), n) in groups.into_iter().zip(ats).zip(counts) {
+            let h = match n {
+                0 => break,
+                // A few keys left: one at a time costs less than a group.
+                1..FEW_WAITING => hash_each(&group[..n], variant),
+                // SAFETY: as above.
+                _ => unsafe { hash_waiting(group, class, variant) },
+            };
+            emit(h, at, n);
+        }
     });
+}
+
+/// The two halves of a group of [`hash_by_length`].
+#[inline]
+fn halves<T>(group: &[T; 2 * LANES]) -> [&[T; LANES]; 2] {
+    let (halves, _) = group.as_chunks::<LANES>();
+    [&halves[0], &halves[1]]
 }
 
 /// Keys left in a class at the end of [`hash_by_length`] below which
