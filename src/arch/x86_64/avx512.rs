@@ -34,8 +34,8 @@ use std::mem::MaybeUninit;
 
 use super::M;
 use crate::arch::{
-    groups_by_length, vectorable, CLASSES, FEW_FOR_CASCADE, FEW_TO_GROUP, MANY_KEYS,
-    MAX_VECTOR_BYTES, MIN_PROBED_BYTES,
+    groups_by_length, vectorable, CLASSES, FEW_FOR_CASCADE, FEW_TO_GROUP, LARGE_FILTER, MANY_KEYS,
+    MAX_VECTOR_BYTES, MIN_PROBED_BYTES, PAIRS_FROM, PAIRS_FROM_INTEL, PAIRS_FROM_INTEL_LARGE,
 };
 use crate::bloom::SEED;
 use crate::hash::tail;
@@ -50,7 +50,11 @@ const LANES: usize = 16;
 /// AVX-512 CPU has it; `detect` asks): work this kernel has no code of its
 /// own for runs AVX2's ([`Avx2::from`](super::Avx2)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Avx512(());
+pub(crate) struct Avx512 {
+    /// Whether the CPU is Intel's (where batches leave the cascade for
+    /// pairs sooner: [`PAIRS_FROM`]).
+    intel: bool,
+}
 
 impl Avx512 {
     /// The kernel, where the CPU has what it needs.
@@ -59,7 +63,9 @@ impl Avx512 {
             && std::is_x86_feature_detected!("avx512vl")
             && std::is_x86_feature_detected!("popcnt")
             && std::is_x86_feature_detected!("avx2");
-        has.then_some(Avx512(()))
+        has.then(|| Avx512 {
+            intel: super::intel(),
+        })
     }
 
     /// Sets in `array` the `k` probe bits of every key; `false` (nothing
@@ -95,9 +101,14 @@ impl Avx512 {
         {
             return false;
         }
+        let pairs_from = match (self.intel, array.len() > LARGE_FILTER) {
+            (false, _) => PAIRS_FROM,
+            (true, false) => PAIRS_FROM_INTEL,
+            (true, true) => PAIRS_FROM_INTEL_LARGE,
+        };
         // SAFETY: `self` proves the CPU has AVX-512F, VL and POPCNT; the
         // array's length, k and `out` were checked.
-        unsafe { contains(keys, variant, k, array, out) };
+        unsafe { contains(keys, variant, k, array, out, pairs_from) };
         true
     }
 
@@ -241,19 +252,26 @@ unsafe fn insert_pairs(
 }
 
 /// See [`Avx512::contains_batch`]. A window of keys is answered by [`Cascade`]
-/// when the keys of the last window were mostly absent (it costs an
-/// absent key about two probes instead of k, but a present key more
-/// than `contains_pairs` does), by `contains_pairs` when they were mostly
-/// present (the measurements that chose this are in benches/record/).
+/// when few keys of the last window may match (it costs an absent key
+/// about two probes instead of k, but a present key more than
+/// `contains_pairs` does), by `contains_pairs` when more than the share
+/// `pairs_from` of them may ([`PAIRS_FROM`]).
 ///
 /// # Safety
 /// The CPU must have AVX-512F, VL and POPCNT; `4 <= array.len() <= 2^28`,
 /// `k > 0`, `out.len() == keys.len()`.
 #[target_feature(enable = "avx512f,avx512vl,popcnt")]
-unsafe fn contains(keys: &[&[u8]], variant: HashVariant, k: usize, array: &[u8], out: &mut [bool]) {
+unsafe fn contains(
+    keys: &[&[u8]],
+    variant: HashVariant,
+    k: usize,
+    array: &[u8],
+    out: &mut [bool],
+    pairs_from: (usize, usize),
+) {
     let reducer = Reducer::new(array.len() as u64 * 8);
     let far = keys_far(keys);
-    // Whether most keys of the last window may be present.
+    // Whether more than `pairs_from` of the last window may be present.
     let mut present = false;
     for (window, out) in keys.chunks(WINDOW).zip(out.chunks_mut(WINDOW)) {
         let by_pairs = present || window.len() < FEW_FOR_CASCADE;
@@ -293,7 +311,7 @@ unsafe fn contains(keys: &[&[u8]], variant: HashVariant, k: usize, array: &[u8],
         }
         // (Only a whole window has a window after it.)
         if window.len() == WINDOW {
-            present = mostly(out);
+            present = more_than(out, pairs_from);
         }
     }
 }
@@ -350,10 +368,9 @@ fn first_lanes(n: usize) -> __mmask16 {
     (1u32 << n.min(LANES)).wrapping_sub(1) as __mmask16
 }
 
-/// Whether more than 5/8 of the answers are "may match": about where the
-/// cascade stops paying.
-fn mostly(out: &[bool]) -> bool {
-    out.iter().filter(|&&hit| hit).count() * 8 > out.len() * 5
+/// Whether more than the share `n / d` of the answers are "may match".
+fn more_than(out: &[bool], (n, d): (usize, usize)) -> bool {
+    out.iter().filter(|&&hit| hit).count() * d > out.len() * n
 }
 
 /// Answers keys given by their hashes probe by probe: each round tests

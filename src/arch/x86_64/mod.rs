@@ -9,14 +9,18 @@ mod avx512;
 pub(crate) use avx2::Avx2;
 pub(crate) use avx512::Avx512;
 
-/// Whether the CPU is Intel's (CPUID's vendor string `GenuineIntel`).
+/// Whether the CPU is Intel's (CPUID's vendor string `GenuineIntel`), asked
+/// once per process (CPUID traps to the hypervisor in a virtual machine).
 pub(crate) fn intel() -> bool {
-    // SAFETY: CPUID leaf 0 exists on every x86-64 CPU. (`__cpuid` is a
-    // safe fn in recent Rust, unsafe in the oldest this crate supports.)
-    #[allow(unused_unsafe)]
-    let id = unsafe { std::arch::x86_64::__cpuid(0) };
-    let vendor = [id.ebx, id.edx, id.ecx].map(u32::to_le_bytes).concat();
-    vendor == b"GenuineIntel"
+    static INTEL: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *INTEL.get_or_init(|| {
+        // SAFETY: CPUID leaf 0 exists on every x86-64 CPU. (`__cpuid` is a
+        // safe fn in recent Rust, unsafe in the oldest this crate supports.)
+        #[allow(unused_unsafe)]
+        let id = unsafe { std::arch::x86_64::__cpuid(0) };
+        let vendor = [id.ebx, id.edx, id.ecx].map(u32::to_le_bytes).concat();
+        vendor == b"GenuineIntel"
+    })
 }
 
 /// LevelDB's hash multiplier, as the vector lanes take it.
