@@ -67,27 +67,11 @@ pub(crate) const FEW_FOR_CASCADE: usize = 256;
 /// The share `n / d` of "may match" answers in an AVX-512 window above
 /// which the next window is answered by pairs of groups (all k probes of
 /// each key) rather than by the cascade (about two probes for an absent
-/// key, but more work than pairs for a present one). Where the two cost
-/// the same depends on the core, so it was measured on each: about 5/8 on
-/// AMD's Zen 5; on Intel's (a Xeon, family 6 model 167) about 1/4 for
-/// filters up to [`LARGE_FILTER`] bytes and 1/8 beyond, where each of the
-/// cascade's rounds waits on cache misses that pairs overlap with more
-/// work (benches/record/).
+/// key, but more work than pairs for a present one): about where the two
+/// cost the same on AMD's Zen 5. (On Intel's cores pairs cost less at
+/// every share: see `x86_64::avx512::Batching`.)
 #[cfg(target_arch = "x86_64")]
 pub(crate) const PAIRS_FROM: (usize, usize) = (5, 8);
-
-/// [`PAIRS_FROM`] on Intel's cores, for filters up to [`LARGE_FILTER`] bytes.
-#[cfg(target_arch = "x86_64")]
-pub(crate) const PAIRS_FROM_INTEL: (usize, usize) = (1, 4);
-
-/// [`PAIRS_FROM`] on Intel's cores, for filters past [`LARGE_FILTER`] bytes.
-#[cfg(target_arch = "x86_64")]
-pub(crate) const PAIRS_FROM_INTEL_LARGE: (usize, usize) = (1, 8);
-
-/// See [`PAIRS_FROM`]: a filter of more bytes than a core's L2 cache holds
-/// beside the keys streaming through it.
-#[cfg(target_arch = "x86_64")]
-pub(crate) const LARGE_FILTER: usize = 1 << 20;
 
 /// Keys of mixed lengths below which the kernels do not group them by
 /// length ([`groups_by_length`]): too few to fill groups of one length,
@@ -184,7 +168,14 @@ impl Kernel {
         #[cfg(target_arch = "x86_64")]
         {
             kernels.extend(x86_64::Avx2::detect().map(Kernel::Avx2));
-            kernels.extend(x86_64::Avx512::detect().map(Kernel::Avx512));
+            // AVX-512 answers batches by the cascade or by pairs of groups
+            // depending on the CPU's vendor: both are tested on any.
+            let avx512 = x86_64::Avx512::detect().into_iter();
+            kernels.extend(
+                avx512
+                    .flat_map(|cpu| cpu.every_batching())
+                    .map(Kernel::Avx512),
+            );
         }
         kernels
     }

@@ -34,8 +34,8 @@ use std::mem::MaybeUninit;
 
 use super::M;
 use crate::arch::{
-    groups_by_length, vectorable, CLASSES, FEW_FOR_CASCADE, FEW_TO_GROUP, LARGE_FILTER, MANY_KEYS,
-    MAX_VECTOR_BYTES, MIN_PROBED_BYTES, PAIRS_FROM, PAIRS_FROM_INTEL, PAIRS_FROM_INTEL_LARGE,
+    groups_by_length, vectorable, CLASSES, FEW_FOR_CASCADE, FEW_TO_GROUP, MANY_KEYS,
+    MAX_VECTOR_BYTES, MIN_PROBED_BYTES, PAIRS_FROM,
 };
 use crate::bloom::SEED;
 use crate::hash::tail;
@@ -51,9 +51,8 @@ const LANES: usize = 16;
 /// own for runs AVX2's ([`Avx2::from`](super::Avx2)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Avx512 {
-    /// Whether the CPU is Intel's (where batches leave the cascade for
-    /// pairs sooner: [`PAIRS_FROM`]).
-    intel: bool,
+    /// How this CPU answers batches best (by its vendor).
+    batching: Batching,
 }
 
 impl Avx512 {
@@ -63,9 +62,18 @@ impl Avx512 {
             && std::is_x86_feature_detected!("avx512vl")
             && std::is_x86_feature_detected!("popcnt")
             && std::is_x86_feature_detected!("avx2");
-        has.then(|| Avx512 {
-            intel: super::intel(),
-        })
+        let batching = match super::intel() {
+            true => Batching::Pairs,
+            false => Batching::CascadeOrPairs,
+        };
+        has.then_some(Avx512 { batching })
+    }
+
+    /// This kernel with each way of answering batches, whatever the CPU's
+    /// vendor (for the tests: each is tested on every AVX-512 CPU).
+    #[cfg(test)]
+    pub(crate) fn every_batching(self) -> [Avx512; 2] {
+        [Batching::CascadeOrPairs, Batching::Pairs].map(|batching| Avx512 { batching })
     }
 
     /// Sets in `array` the `k` probe bits of every key; `false` (nothing
@@ -101,14 +109,9 @@ impl Avx512 {
         {
             return false;
         }
-        let pairs_from = match (self.intel, array.len() > LARGE_FILTER) {
-            (false, _) => PAIRS_FROM,
-            (true, false) => PAIRS_FROM_INTEL,
-            (true, true) => PAIRS_FROM_INTEL_LARGE,
-        };
         // SAFETY: `self` proves the CPU has AVX-512F, VL and POPCNT; the
         // array's length, k and `out` were checked.
-        unsafe { contains(keys, variant, k, array, out, pairs_from) };
+        unsafe { contains(keys, variant, k, array, out, self.batching) };
         true
     }
 
@@ -152,6 +155,23 @@ impl Avx512 {
         }
         positions
     }
+}
+
+/// How a CPU answers batches best, measured on each vendor's cores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Batching {
+    /// AMD's (measured on Zen 5): a window by the cascade while at most
+    /// [`PAIRS_FROM`] of the last window's keys may match, else by pairs
+    /// of groups, one group's words gathered and the other's by scalar
+    /// loads (a gather keeps few of the core's load ports busy there, so
+    /// the two groups' loads run side by side).
+    CascadeOrPairs,
+    /// Intel's (measured on a Xeon, family 6 model 167): always by pairs,
+    /// both groups' words gathered. There pairs cost less than the cascade
+    /// whatever the share of present keys (0 to 100% measured, filters of
+    /// 12 KiB to 1.2 MiB), and a second gather less than sixteen lanes
+    /// moved to and from general registers (benches/record/).
+    Pairs,
 }
 
 /// See [`Avx512::insert`].
@@ -255,7 +275,8 @@ unsafe fn insert_pairs(
 /// when few keys of the last window may match (it costs an absent key
 /// about two probes instead of k, but a present key more than
 /// `contains_pairs` does), by `contains_pairs` when more than the share
-/// `pairs_from` of them may ([`PAIRS_FROM`]).
+/// [`PAIRS_FROM`] of them may; on Intel's cores always by `contains_pairs`
+/// ([`Batching`]).
 ///
 /// # Safety
 /// The CPU must have AVX-512F, VL and POPCNT; `4 <= array.len() <= 2^28`,
@@ -267,14 +288,14 @@ unsafe fn contains(
     k: usize,
     array: &[u8],
     out: &mut [bool],
-    pairs_from: (usize, usize),
+    batching: Batching,
 ) {
     let reducer = Reducer::new(array.len() as u64 * 8);
     let far = keys_far(keys);
-    // Whether more than `pairs_from` of the last window may be present.
+    // Whether more than `PAIRS_FROM` of the last window may be present.
     let mut present = false;
     for (window, out) in keys.chunks(WINDOW).zip(out.chunks_mut(WINDOW)) {
-        let by_pairs = present || window.len() < FEW_FOR_CASCADE;
+        let by_pairs = batching == Batching::Pairs || present || window.len() < FEW_FOR_CASCADE;
         if by_length(window) {
             let mut hashes = [0u32; WINDOW];
             let hashes = &mut hashes[..window.len()];
@@ -289,7 +310,12 @@ unsafe fn contains(
             if by_pairs {
                 let pairs = hashes.chunks(2 * LANES).map(|pair| load_pair(pair).0);
                 // SAFETY: the caller vouches for the array's length.
-                unsafe { contains_pairs(pairs, &reducer, k, array, out) };
+                unsafe {
+                    match batching {
+                        Batching::Pairs => contains_pairs::<true>(pairs, &reducer, k, array, out),
+                        _ => contains_pairs::<false>(pairs, &reducer, k, array, out),
+                    }
+                };
             } else {
                 // SAFETY: the caller vouches for the array's length.
                 unsafe { by_cascade(hashes, &reducer, k, array, out) };
@@ -303,7 +329,12 @@ unsafe fn contains(
             });
             if by_pairs {
                 // SAFETY: the caller vouches for the array's length.
-                unsafe { contains_pairs(pairs, &reducer, k, array, out) };
+                unsafe {
+                    match batching {
+                        Batching::Pairs => contains_pairs::<true>(pairs, &reducer, k, array, out),
+                        _ => contains_pairs::<false>(pairs, &reducer, k, array, out),
+                    }
+                };
             } else {
                 // SAFETY: the caller vouches for the array's length.
                 unsafe { pairs_by_cascade(pairs, &reducer, k, array, out) };
@@ -311,7 +342,7 @@ unsafe fn contains(
         }
         // (Only a whole window has a window after it.)
         if window.len() == WINDOW {
-            present = more_than(out, pairs_from);
+            present = more_than(out, PAIRS_FROM);
         }
     }
 }
@@ -553,13 +584,19 @@ unsafe fn probe16<const GATHER: bool>(
     _mm512_test_epi32_mask(word, _mm512_sllv_epi32(_mm512_set1_epi32(1), bit))
 }
 
-/// Answers for pairs of groups given by their hashes, 32 to a chunk of `out`.
+/// Answers for pairs of groups given by their hashes, 32 to a chunk of
+/// `out`: the first group's words by a gather; the second's by a gather
+/// too where `GATHER_BOTH` (Intel's cores), by scalar loads elsewhere (on
+/// AMD's Zen 5 a gather keeps few of the core's load ports busy, and the
+/// two groups' loads then run side by side; on Intel's a second gather
+/// costs less than sixteen lanes moved to and from general registers:
+/// see [`Batching`]).
 ///
 /// # Safety
 /// `4 <= array.len()`.
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl")]
-unsafe fn contains_pairs(
+unsafe fn contains_pairs<const GATHER_BOTH: bool>(
     mut pairs: impl Iterator<Item = [__m512i; 2]>,
     reducer: &Reducer,
     k: usize,
@@ -577,12 +614,10 @@ unsafe fn contains_pairs(
         let mut all: [__mmask16; 2] = [0xffff; 2];
         for _ in 0..k {
             for g in 0..2 {
-                // One group's words by a gather, the other's by scalar
-                // loads, so that the two groups' loads run side by side.
                 // SAFETY: the caller vouches for `4 <= array.len()`;
                 // `last_word` is `array.len() - 4`.
                 all[g] &= unsafe {
-                    if g == 0 {
+                    if g == 0 || GATHER_BOTH {
                         probe16::<true>(reducer, last_word, array, h[g])
                     } else {
                         probe16::<false>(reducer, last_word, array, h[g])
