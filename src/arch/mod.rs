@@ -6,7 +6,7 @@
 //! |---|---|---|
 //! | [`portable`] (`scalar`) | every CPU | all work the others leave; the reference |
 //! | `x86_64::avx512` | AVX-512F, VL, POPCNT and AVX2 (default but on Intel) | filters, batches and single lookups |
-//! | `x86_64::avx2` | AVX2 (default without AVX-512, and on Intel) | filters and batches: of keys of one length, and of mixed lengths from [`FEW_TO_GROUP`] keys; the bits of a filter block's filters from their hashes (on AVX-512 CPUs too) |
+//! | `x86_64::avx2` | AVX2 (default without AVX-512, and on Intel) | filters and batches: of keys of one length, and of mixed lengths from [`FEW_TO_GROUP`] keys (batches by gathers where a timing at start-up finds them faster); the bits of a filter block's filters from their hashes (on AVX-512 CPUs too) |
 //!
 //! Why Intel's cores take AVX2 even with AVX-512: see [`Kernel::detect`]
 //! (512-bit vectors slow the engine code around them there).
@@ -23,7 +23,7 @@
 //!   pays from [`FEW_TO_GROUP`] keys on (below, the classes left part-full at
 //!   the end, padded, cost more than they save); mixed lengths placed in
 //!   vectors one key at a time lost to the portable code. (AVX-512 does the
-//!   same in windows, and has masked loads.)
+//!   same, sixteen to a vector, and has masked loads.)
 //! - Few keys (the thresholds below): a vector kernel's setup and latency
 //!   cost more than it saves.
 //! - Bit arrays past 2^28 bytes: the vector kernels' reduction (`h % bits`
@@ -167,7 +167,10 @@ impl Kernel {
         let mut kernels = vec![Kernel::Scalar];
         #[cfg(target_arch = "x86_64")]
         {
-            kernels.extend(x86_64::Avx2::detect().map(Kernel::Avx2));
+            // AVX2 reads a batch's probes by gathers or not, depending on
+            // what the CPU does faster: both are tested on any.
+            let avx2 = x86_64::Avx2::detect().into_iter();
+            kernels.extend(avx2.flat_map(|cpu| cpu.every_probing()).map(Kernel::Avx2));
             // AVX-512 answers batches by the cascade or by pairs of groups
             // depending on the CPU's vendor: both are tested on any.
             let avx512 = x86_64::Avx512::detect().into_iter();

@@ -1,11 +1,12 @@
-//! The AVX2 kernel: filters and batches, eight keys at a time, with no
-//! gathers (slow on many AVX2 cores). Eight keys of one length hash
-//! together from 16-byte chunks loaded and transposed (keys of mixed
-//! lengths wait with others of their length until sixteen); each
-//! key's first position and step come exactly from doubles, the next
+//! The AVX2 kernel: filters and batches, eight keys at a time. Eight keys
+//! of one length hash together from 16-byte chunks loaded and transposed
+//! (keys of mixed lengths wait with others of their length until sixteen);
+//! each key's first position and step come exactly from doubles, the next
 //! positions by adds ([`Probes8`]); rows of byte indexes and bit masks are
 //! stored a group ahead of the scalar loads and read-modify-writes that use
-//! them.
+//! them. Batches read their probes' words by gathers only where a timing
+//! at start-up finds them faster ([`gathers_pay`]): gathers are slow on
+//! many AVX2 cores, and nothing the CPU reports says which.
 //!
 //! Every `unsafe fn` here needs, besides the terms of its `# Safety`
 //! section, a CPU with the features it enables: the kernel's type is the
@@ -13,29 +14,49 @@
 
 use std::arch::x86_64::*;
 use std::mem::MaybeUninit;
+use std::sync::OnceLock;
 
 use super::M;
-use crate::arch::{groups_by_length, looks_one_length, vectorable, CLASSES, FEW_TO_GROUP};
+use crate::arch::{
+    groups_by_length, looks_one_length, vectorable, CLASSES, FEW_TO_GROUP, MIN_PROBED_BYTES,
+};
 use crate::bloom::SEED;
 use crate::HashVariant;
 
 /// Proof that this CPU has AVX2: only [`Avx2::detect`] makes one, so that
 /// every method may run this kernel's code (which enables AVX2) safely.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Avx2(());
+pub(crate) struct Avx2 {
+    /// Whether batches read their probes' words by gathers rather than
+    /// by scalar loads ([`gathers_pay`]).
+    gather: bool,
+}
 
 impl From<super::Avx512> for Avx2 {
     /// An AVX-512 kernel proves AVX2 as well: [`Avx512::detect`](super::Avx512::detect)
-    /// asks for it.
+    /// asks for it. (For the bits of filters from hashes: no batches.)
     fn from(_: super::Avx512) -> Avx2 {
-        Avx2(())
+        Avx2 { gather: false }
     }
 }
 
 impl Avx2 {
     /// The kernel, where the CPU has AVX2.
     pub(crate) fn detect() -> Option<Avx2> {
-        std::is_x86_feature_detected!("avx2").then_some(Avx2(()))
+        if !std::is_x86_feature_detected!("avx2") {
+            return None;
+        }
+        static GATHER: OnceLock<bool> = OnceLock::new();
+        // SAFETY: the CPU has AVX2.
+        let gather = *GATHER.get_or_init(|| unsafe { gathers_pay() });
+        Some(Avx2 { gather })
+    }
+
+    /// This kernel with each way of reading a batch's probes, whatever
+    /// the CPU (for the tests: each is tested on every AVX2 CPU).
+    #[cfg(test)]
+    pub(crate) fn every_probing(self) -> [Avx2; 2] {
+        [false, true].map(|gather| Avx2 { gather })
     }
 
     /// Sets in `array` the `k` probe bits of every key; `false` (nothing
@@ -78,9 +99,11 @@ impl Avx2 {
         if by_length && keys.len() < FEW_TO_GROUP {
             return false;
         }
+        // Gathers read 4 bytes a probe.
+        let gather = self.gather && array.len() >= MIN_PROBED_BYTES;
         // SAFETY: `self` proves the CPU has AVX2; the array's length, k and
-        // `out` were checked.
-        unsafe { contains(keys, variant, k, array, out, by_length) };
+        // `out` were checked, and `gather` only for arrays of 4 bytes or more.
+        unsafe { contains(keys, variant, k, array, out, by_length, gather) };
         true
     }
 
@@ -330,13 +353,14 @@ unsafe fn insert_hashes(hashes: &[u32], k: usize, array: &mut [u8]) {
     }
 }
 
-/// See [`Avx2::contains_batch`]: as `insert`, eight keys at a time, each key's
-/// bits tested a group after its rows of positions were stored, all k
-/// of them, with no branch on the bits.
+/// See [`Avx2::contains_batch`]: as `insert`, eight keys at a time, all
+/// k probes of each key, with no branch on the bits: their words by
+/// gathers (`gather`), or from rows of positions stored a group ahead of
+/// the scalar loads that test them.
 ///
 /// # Safety
-/// The CPU must have AVX2; `0 < array.len() <= 2^28`;
-/// `out.len() == keys.len()`.
+/// The CPU must have AVX2; `0 < array.len() <= 2^28`, `4 <= array.len()`
+/// where `gather`; `out.len() == keys.len()`.
 #[target_feature(enable = "avx2")]
 unsafe fn contains(
     keys: &[&[u8]],
@@ -345,65 +369,192 @@ unsafe fn contains(
     array: &[u8],
     out: &mut [bool],
     by_length: bool,
+    gather: bool,
 ) {
     let reducer = Reducer::new(array.len() as u64 * 8);
-    // Written before read, as in `insert`; each group hashed a group
-    // ahead, as there.
-    let mut rows = [[MaybeUninit::<[u32; 8]>::uninit(); 60]; 2];
-    if !by_length {
-        let mut groups = keys.chunks(8);
-        let mut next = groups.next().map(|group| hash8(group, variant));
-        let mut g = 0;
-        while let Some(h) = next {
-            next = groups.next().map(|group| hash8(group, variant));
-            masks(&reducer, h, &mut rows[g % 2][..2 * k]);
-            // SAFETY (here and below): the rows read were written by
-            // `masks` for the last group, from positions of `Probes8` over
-            // `reducer`, made for `array`: indexes below array.len().
-            if g > 0 {
-                let out = &mut out[8 * (g - 1)..8 * g];
-                unsafe { test_rows(array, &rows[(g + 1) % 2][..2 * k], out) };
+    if by_length {
+        // Keys of mixed lengths, hashed by length into a buffer as in
+        // `insert_by_length`, each hash with its key's index.
+        let mut hashes = [0u32; BUFFER + 16];
+        let mut index = [0usize; BUFFER + 16];
+        let mut len = 0;
+        hash_by_length(keys, variant, |h, at, n| {
+            store16(&mut hashes[len..len + 16], h);
+            index[len..len + n].copy_from_slice(&at[..n]);
+            len += n;
+            if len >= BUFFER {
+                // SAFETY: as for this function.
+                unsafe {
+                    answer_hashes(
+                        &reducer,
+                        &hashes[..len],
+                        &index[..len],
+                        k,
+                        array,
+                        out,
+                        gather,
+                    )
+                };
+                len = 0;
             }
-            g += 1;
-        }
-        if g > 0 {
-            let last = &mut out[8 * (g - 1)..];
-            unsafe { test_rows(array, &rows[(g + 1) % 2][..2 * k], last) };
+        });
+        // SAFETY: as for this function.
+        unsafe {
+            answer_hashes(
+                &reducer,
+                &hashes[..len],
+                &index[..len],
+                k,
+                array,
+                out,
+                gather,
+            )
+        };
+        return;
+    }
+    // Each group hashed a group ahead of its probes, as in `insert`.
+    let mut groups = keys.chunks(8);
+    let mut next = groups.next().map(|group| hash8(group, variant));
+    if gather {
+        for out in out.chunks_mut(8) {
+            let Some(h) = next else { break };
+            next = groups.next().map(|group| hash8(group, variant));
+            // SAFETY: the caller vouches for `4 <= array.len()`.
+            let all = unsafe { gather8(&reducer, h, k, array) };
+            for (lane, answer) in out.iter_mut().enumerate() {
+                *answer = all >> lane & 1 != 0;
+            }
         }
         return;
     }
-    // Keys of mixed lengths, hashed by length into a buffer as in
-    // `insert_by_length`, each hash with its key's index; each group's
-    // answers go to its keys.
-    let mut hashes = [0u32; BUFFER + 16];
-    let mut index = [0usize; BUFFER + 16];
-    let mut len = 0;
-    let mut answer = |hashes: &[u32], index: &[usize]| {
-        let groups = hashes.chunks(8).zip(index.chunks(8));
-        let (mut g, mut last) = (0, &[][..]);
-        for (group, at) in groups {
-            masks(&reducer, load_up_to8(group), &mut rows[g % 2][..2 * k]);
-            if g > 0 {
-                // SAFETY: as above.
-                unsafe { test_rows_at(array, &rows[(g + 1) % 2][..2 * k], last, out) };
-            }
-            (g, last) = (g + 1, at);
-        }
+    // Written before read, as in `insert`.
+    let mut rows = [[MaybeUninit::<[u32; 8]>::uninit(); 60]; 2];
+    let mut g = 0;
+    while let Some(h) = next {
+        next = groups.next().map(|group| hash8(group, variant));
+        masks(&reducer, h, &mut rows[g % 2][..2 * k]);
+        // SAFETY (here and below): the rows read were written by
+        // `masks` for the last group, from positions of `Probes8` over
+        // `reducer`, made for `array`: indexes below array.len().
         if g > 0 {
-            // SAFETY: as above.
+            let out = &mut out[8 * (g - 1)..8 * g];
+            unsafe { test_rows(array, &rows[(g + 1) % 2][..2 * k], out) };
+        }
+        g += 1;
+    }
+    if g > 0 {
+        let last = &mut out[8 * (g - 1)..];
+        unsafe { test_rows(array, &rows[(g + 1) % 2][..2 * k], last) };
+    }
+}
+
+/// The answers for keys hashed to `hashes`, the answer for `hashes[i]`
+/// into `out[at[i]]`, eight at a time: by gathers (`gather`), or from rows
+/// of positions stored a group ahead of the scalar loads that test them.
+///
+/// # Safety
+/// The CPU must have AVX2; `reducer` was made for `array`, `0 <
+/// array.len() <= 2^28`, and `4 <= array.len()` where `gather`.
+#[target_feature(enable = "avx2")]
+unsafe fn answer_hashes(
+    reducer: &Reducer,
+    hashes: &[u32],
+    at: &[usize],
+    k: usize,
+    array: &[u8],
+    out: &mut [bool],
+    gather: bool,
+) {
+    let groups = hashes.chunks(8).zip(at.chunks(8));
+    if gather {
+        for (group, at) in groups {
+            // SAFETY: the caller vouches for `4 <= array.len()`.
+            let all = unsafe { gather8(reducer, load_up_to8(group), k, array) };
+            for (lane, &i) in at.iter().enumerate() {
+                out[i] = all >> lane & 1 != 0;
+            }
+        }
+        return;
+    }
+    let mut rows = [[MaybeUninit::<[u32; 8]>::uninit(); 60]; 2];
+    let (mut g, mut last) = (0, &[][..]);
+    for (group, at) in groups {
+        masks(reducer, load_up_to8(group), &mut rows[g % 2][..2 * k]);
+        if g > 0 {
+            // SAFETY: the rows read were written by `masks` for the last
+            // group, from positions over `reducer`: indexes below
+            // array.len().
             unsafe { test_rows_at(array, &rows[(g + 1) % 2][..2 * k], last, out) };
         }
-    };
-    hash_by_length(keys, variant, |h, at, n| {
-        store16(&mut hashes[len..len + 16], h);
-        index[len..len + n].copy_from_slice(&at[..n]);
-        len += n;
-        if len >= BUFFER {
-            answer(&hashes[..len], &index[..len]);
-            len = 0;
+        (g, last) = (g + 1, at);
+    }
+    if g > 0 {
+        // SAFETY: as above.
+        unsafe { test_rows_at(array, &rows[(g + 1) % 2][..2 * k], last, out) };
+    }
+}
+
+/// Which of eight keys hashed to `h` have all `k` probe bits set, as bits
+/// of the result: each probe's 4 bytes from its byte on (or the array's
+/// last 4) by a gather.
+///
+/// # Safety
+/// `reducer` was made for `array`; `4 <= array.len()`.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn gather8(reducer: &Reducer, h: __m256i, k: usize, array: &[u8]) -> u32 {
+    let mut probes = Probes8::new(reducer, h);
+    let last_word = _mm256_set1_epi32((array.len() - 4) as i32);
+    let (one, zero) = (_mm256_set1_epi32(1), _mm256_setzero_si256());
+    let mut all = _mm256_set1_epi32(-1);
+    for _ in 0..k {
+        let pos = probes.next();
+        let at = _mm256_min_epu32(_mm256_srli_epi32::<3>(pos), last_word);
+        let bit = _mm256_sub_epi32(pos, _mm256_slli_epi32::<3>(at));
+        // SAFETY: every lane reads 4 bytes from `at <= array.len() - 4`.
+        let word = unsafe { _mm256_i32gather_epi32::<1>(array.as_ptr().cast(), at) };
+        let hit = _mm256_and_si256(word, _mm256_sllv_epi32(one, bit));
+        all = _mm256_andnot_si256(_mm256_cmpeq_epi32(hit, zero), all);
+    }
+    _mm256_movemask_ps(_mm256_castsi256_ps(all)) as u32
+}
+
+/// Whether this CPU answers batches faster by gathers than from rows of
+/// positions: timed once per process, each way in turn on 4,096 hashes
+/// against a filter of 5 KiB, the fastest of three runs each, gathers
+/// taken only where they win by a tenth. Gathers are fast on some cores
+/// and slow on others (AMD Zen 2 and 3; Intel Skylake to Tiger Lake since
+/// the 2023 "Downfall" microcode), and nothing the CPU reports says which.
+/// On the Xeon (family 6 model 167) gathers answered batches in about
+/// 3/4 of the time (benches/record/). (About 0.2 ms, once.)
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[target_feature(enable = "avx2")]
+unsafe fn gathers_pay() -> bool {
+    const KEYS: usize = 4096;
+    // A filter of ten bits a key, about half its bits set; hashes spread
+    // by a multiplicative step (the answers are not what is timed).
+    let array: Vec<u8> = (0..KEYS * 10 / 8)
+        .map(|i| (i as u8).wrapping_mul(0x9d))
+        .collect();
+    let hashes: Vec<u32> = (0..KEYS as u32)
+        .map(|i| i.wrapping_mul(0x9e37_79b9))
+        .collect();
+    let at: Vec<usize> = (0..KEYS).collect();
+    let mut out = vec![false; KEYS];
+    let reducer = Reducer::new(array.len() as u64 * 8);
+    let mut best = [std::time::Duration::MAX; 2];
+    for _ in 0..3 {
+        for (gather, best) in [false, true].into_iter().zip(&mut best) {
+            let start = std::time::Instant::now();
+            // SAFETY: `reducer` was made for `array`, of 5,120 bytes.
+            unsafe { answer_hashes(&reducer, &hashes, &at, 7, &array, &mut out, gather) };
+            *best = (*best).min(start.elapsed());
         }
-    });
-    answer(&hashes[..len], &index[..len]);
+    }
+    std::hint::black_box(&out);
+    best[1] * 10 < best[0] * 9
 }
 
 /// [`hash8`] out of line, for the keys of 64 bytes and more, which share
