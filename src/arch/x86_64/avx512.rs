@@ -2,9 +2,9 @@
 //! at a time.
 //!
 //! - Hashing: keys of one length are loaded 16 bytes at a time and
-//!   transposed, two groups' chains of multiplies interleaved. In a window of
-//!   keys of varying lengths, each key waits with others of its length until
-//!   they are 16 (and hash as one length); keys of 64 bytes and more, and
+//!   transposed, two groups' chains of multiplies interleaved. Keys of
+//!   varying lengths wait with others of their length until they are 32
+//!   (and hash as two groups of one length); keys of 64 bytes and more, and
 //!   small batches, have their words gathered lane by lane.
 //! - Probe positions: `h % bits` in doubles, exact (see `Reducer`).
 //! - Creating: each group's rows of byte indexes and bit masks are stored,
@@ -12,14 +12,15 @@
 //!   ORs); the next pair is hashed first so that the core overlaps the two.
 //! - Many keys: each pair's key bytes are prefetched two pairs ahead, and
 //!   the keys' slices two pairs further.
-//! - Looking up many keys: a window's hashes first, then a cascade of
-//!   rounds, each testing one probe of the keys no earlier round has ruled
-//!   out and keeping, compressed, the keys it does not rule out; an absent
-//!   key costs about two probes instead of k. When the last window's keys
-//!   were mostly present, pairs of groups instead, all k probes each (one
-//!   group's words by a 16-lane gather, the other's by scalar loads: a
-//!   gather keeps few of the core's load ports busy, so the two run side by
-//!   side).
+//! - Looking up many keys, on AMD's cores: a window's hashes first, then a
+//!   cascade of rounds, each testing one probe of the keys no earlier round
+//!   has ruled out and keeping, compressed, the keys it does not rule out;
+//!   an absent key costs about two probes instead of k. When the last
+//!   window's keys were mostly present, pairs of groups instead, all k
+//!   probes each (one group's words by a 16-lane gather, the other's by
+//!   scalar loads: a gather keeps few of the core's load ports busy there,
+//!   so the two run side by side). On Intel's, pairs of groups always, both
+//!   gathered ([`Batching`]).
 //! - One lookup: the key's probes (up to 8) in one vector, their words
 //!   gathered at once, no branch on the bits: a run of single lookups then
 //!   overlaps one key's probes with the next key's hash, and absent keys
@@ -692,7 +693,7 @@ fn by_eights(h: u32, k: usize, probe: impl Fn(__m256i, usize) -> bool) -> bool {
 /// Keys of a batch answered together (hashed by length, then probed), and
 /// hashes of a filter's keys gathered before their bits are set: enough
 /// for most lengths to fill whole groups in a window (the waiting keys
-/// take 25 KiB of stack, the hashes 16 KiB).
+/// take 50 KiB of stack, the hashes 16 KiB).
 const WINDOW: usize = 4096;
 
 /// Whether keys (a filter's, or a batch's window) are hashed by
