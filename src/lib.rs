@@ -46,12 +46,13 @@
 //!
 //! [`FilterPolicy::key_may_match_batch`] answers many keys at once, with the
 //! same answers as one at a time. The Bloom policy hashes them 16 at a time
-//! and probes without branching, an absent key about two probes instead of
-//! k, with AVX-512 where the CPU has it (but on Intel's cores, where 512-bit
-//! vectors slow the code around them), and keys of one length eight at a
-//! time with AVX2 (chosen at run time; the scalar code is the reference the
+//! with AVX-512 where the CPU has it (but on Intel's cores, where 512-bit
+//! vectors slow the code around them), else eight at a time with AVX2, and
+//! probes without branching on the bits (on AMD's AVX-512 cores, while most
+//! keys are absent, an absent key costs about two probes instead of k).
+//! The kernel is chosen at run time; the scalar code is the reference the
 //! SIMD code is tested against, and `LEVELDB_FILTER_KERNEL=scalar` in the
-//! environment selects it, `avx2` or `avx512` a vector kernel):
+//! environment selects it, `avx2` or `avx512` a vector kernel:
 //!
 //! ```
 //! use leveldb_filter::{BloomFilterPolicy, FilterPolicy};
