@@ -810,12 +810,14 @@ fn hash_group(group: &[&[u8]], variant: HashVariant) -> __m512i {
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl")]
 fn hash_each(keys: &[&[u8]], variant: HashVariant) -> __m512i {
-    let mut hashes = [0u32; LANES];
-    for (h, key) in hashes.iter_mut().zip(keys) {
-        *h = crate::hash(key, SEED, variant);
+    // Each hash into its lane by a masked broadcast: a vector loaded from
+    // the hashes stored to memory would wait for those stores.
+    let mut hashes = _mm512_setzero_si512();
+    for (lane, key) in keys.iter().take(LANES).enumerate() {
+        let h = crate::hash(key, SEED, variant) as i32;
+        hashes = _mm512_mask_set1_epi32(hashes, 1 << lane, h);
     }
-    // SAFETY: `hashes` is 64 bytes.
-    unsafe { _mm512_loadu_si512(hashes.as_ptr().cast()) }
+    hashes
 }
 
 /// Whether there are so many keys (2^15 and more) that their bytes are
