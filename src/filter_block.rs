@@ -117,12 +117,19 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
     }
 
     /// Adds a key of the current data block.
+    #[inline]
     pub fn add_key(&mut self, key: &[u8]) {
         assert!(!self.finished, "FilterBlockBuilder::add_key after finish");
         if let Some(hashed) = &mut self.hashed {
             hashed.hashes.push(hashed.policy.key_hash(key).value());
             return;
         }
+        self.add_key_bytes(key);
+    }
+
+    /// [`add_key`](Self::add_key) for a policy that takes the keys' bytes:
+    /// kept.
+    fn add_key_bytes(&mut self, key: &[u8]) {
         self.starts.push(self.keys.len());
         // In 16-byte blocks of fixed size, which compile to plain moves; a
         // copy of unknown size is a call to memcpy (even of no bytes), a
