@@ -158,7 +158,9 @@ pub use verify::InternalKeyPolicy;
 /// The kernel this process runs Bloom filters on: `"avx512"`, `"avx2"` or
 /// `"scalar"`, decided once from the CPU and the environment variable
 /// `LEVELDB_FILTER_KERNEL` (`scalar`, `avx2` or `avx512` to ask for one), for logs and
-/// benchmarks. Every kernel gives the same bytes and answers.
+/// benchmarks. Every kernel gives the same bytes and answers. (The AVX2
+/// kernel reads a batch's probes by gathers where a timing at start-up finds
+/// them faster; `LEVELDB_FILTER_GATHER=yes` or `no` decides instead.)
 pub fn kernel() -> &'static str {
     arch::Kernel::detect().name()
 }

@@ -47,8 +47,16 @@ impl Avx2 {
             return None;
         }
         static GATHER: OnceLock<bool> = OnceLock::new();
-        // SAFETY: the CPU has AVX2.
-        let gather = *GATHER.get_or_init(|| unsafe { gathers_pay() });
+        let gather = *GATHER.get_or_init(|| {
+            // `LEVELDB_FILTER_GATHER=yes` or `no` settles it without the
+            // timing (to measure either way, or rule gathers out).
+            match std::env::var("LEVELDB_FILTER_GATHER").as_deref() {
+                Ok("yes") => true,
+                Ok("no") => false,
+                // SAFETY: the CPU has AVX2.
+                _ => unsafe { gathers_pay() },
+            }
+        });
         Some(Avx2 { gather })
     }
 
@@ -526,7 +534,8 @@ unsafe fn gather8(reducer: &Reducer, h: __m256i, k: usize, array: &[u8]) -> u32 
 /// and slow on others (AMD Zen 2 and 3; Intel Skylake to Tiger Lake since
 /// the 2023 "Downfall" microcode), and nothing the CPU reports says which.
 /// On the Xeon (family 6 model 167) gathers answered batches in about
-/// 3/4 of the time (benches/record/). (About 0.2 ms, once.)
+/// 3/4 of the time (benches/record/). (About 0.2 ms, once; the environment
+/// variable `LEVELDB_FILTER_GATHER=yes` or `no` decides instead.)
 ///
 /// # Safety
 /// The CPU must have AVX2.
