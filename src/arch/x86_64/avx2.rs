@@ -214,7 +214,7 @@ impl Reducer {
 /// See [`Avx2::insert`]: eight keys at a time. Eight keys of one length
 /// hash together, their 16-byte chunks loaded and transposed (no
 /// gathers, which are slow on many AVX2 cores); keys of mixed lengths
-/// (`by_length`) wait with others of their length ([`hash_by_length`]),
+/// (`by_length`) wait with others of their length ([`hashes_by_length`]),
 /// so that groups of eight have one length. The eight keys' probe
 /// positions come by adds from two reductions a key ([`Probes8`]) and
 /// their bits are set by scalar read-modify-writes.
@@ -264,64 +264,63 @@ unsafe fn insert(
     }
 }
 
-/// [`insert`] for keys of mixed lengths: hashed by length
-/// ([`hash_by_length`]) into a buffer, whose bits are set
-/// ([`insert_hashes`]) each time it is full. (Many hashes before any bits:
-/// long keys' hashes are long chains of multiplies, and with nothing
-/// between them the core overlaps more of those chains than with a group's
-/// bits between each two.)
+/// [`insert`] for keys of mixed lengths: their hashes by length, a
+/// buffer at a time ([`hashes_by_length`]), each buffer's bits set from the
+/// hashes ([`insert_hashes`]).
 ///
 /// # Safety
 /// As for [`insert`].
 #[inline(never)]
 #[target_feature(enable = "avx2")]
 unsafe fn insert_by_length(keys: &[&[u8]], variant: HashVariant, k: usize, array: &mut [u8]) {
-    // (16 entries past the buffer: a unit stores two whole vectors.)
-    let mut hashes = [0u32; BUFFER + 16];
-    let mut len = 0;
-    hash_by_length(keys, variant, |h, _, n| {
-        store16(&mut hashes[len..len + 16], h);
-        len += n;
-        if len >= BUFFER {
-            // SAFETY: as for this function.
-            unsafe { insert_hashes(&hashes[..len], k, array) };
-            len = 0;
-        }
+    hashes_by_length::<false>(keys, variant, |hashes, _| {
+        // SAFETY: as for this function.
+        unsafe { insert_hashes(hashes, k, array) };
     });
-    // SAFETY: as for this function.
-    unsafe { insert_hashes(&hashes[..len], k, array) };
 }
 
 /// Hashes of keys of mixed lengths gathered before their bits are set or
 /// tested.
 const BUFFER: usize = 2048;
 
-/// Two vectors of eight hashes into `to`, 16 u32s.
-#[inline]
-#[target_feature(enable = "avx2")]
-fn store16(to: &mut [u32], h: [__m256i; 2]) {
-    let to: &mut [u32; 16] = to.try_into().expect("16 entries");
-    // SAFETY: `to` is 16 u32s, 64 bytes.
-    unsafe {
-        _mm256_storeu_si256(to.as_mut_ptr().cast(), h[0]);
-        _mm256_storeu_si256(to[8..].as_mut_ptr().cast(), h[1]);
-    }
-}
-
 /// LevelDB's `Hash` of keys of mixed lengths, sixteen of one length at a
 /// time ([`groups_by_length`]), two groups of eight side by side
-/// ([`hash_same8x2`]). `emit(hashes, at, n)` takes each sixteen's hashes as
-/// they come, the first `n` lanes those of the keys at indexes `at`.
+/// ([`hash_same8x2`]), into a buffer: `flush(hashes, at)` takes the
+/// buffer's hashes each time it is full and at the end, `hashes[i]` that
+/// of the key at index `at[i]` (where `INDEXED`; else `at` is empty: a
+/// filter's bits need no order). (Many hashes before any bits: long keys'
+/// hashes are long chains of multiplies, and with nothing between them the
+/// core overlaps more of those chains than with a group's bits between each
+/// two.)
 #[inline]
 #[target_feature(enable = "avx2")]
-fn hash_by_length(
+fn hashes_by_length<const INDEXED: bool>(
     keys: &[&[u8]],
     variant: HashVariant,
-    mut emit: impl FnMut([__m256i; 2], &[usize; 16], usize),
+    mut flush: impl FnMut(&[u32], &[usize]),
 ) {
-    groups_by_length::<16>(keys, |group, at, n, class| {
-        emit(hash_class(group, class, variant), at, n);
+    // (16 entries past the buffer: a unit stores two whole vectors.)
+    let mut hashes = [0u32; BUFFER + 16];
+    let mut at = [0usize; BUFFER + 16];
+    let mut len = 0;
+    groups_by_length::<16>(keys, |group, group_at, n, class| {
+        let h = hash_class(group, class, variant);
+        let to: &mut [u32; 16] = (&mut hashes[len..len + 16]).try_into().expect("16 entries");
+        // SAFETY: `to` is 16 u32s, 64 bytes.
+        unsafe {
+            _mm256_storeu_si256(to.as_mut_ptr().cast(), h[0]);
+            _mm256_storeu_si256(to[8..].as_mut_ptr().cast(), h[1]);
+        }
+        if INDEXED {
+            at[len..len + n].copy_from_slice(&group_at[..n]);
+        }
+        len += n;
+        if len >= BUFFER {
+            flush(&hashes[..len], &at[..len * usize::from(INDEXED)]);
+            len = 0;
+        }
     });
+    flush(&hashes[..len], &at[..len * usize::from(INDEXED)]);
 }
 
 /// The hashes of sixteen keys of length class `class` of
@@ -381,43 +380,12 @@ unsafe fn contains(
 ) {
     let reducer = Reducer::new(array.len() as u64 * 8);
     if by_length {
-        // Keys of mixed lengths, hashed by length into a buffer as in
-        // `insert_by_length`, each hash with its key's index.
-        let mut hashes = [0u32; BUFFER + 16];
-        let mut index = [0usize; BUFFER + 16];
-        let mut len = 0;
-        hash_by_length(keys, variant, |h, at, n| {
-            store16(&mut hashes[len..len + 16], h);
-            index[len..len + n].copy_from_slice(&at[..n]);
-            len += n;
-            if len >= BUFFER {
-                // SAFETY: as for this function.
-                unsafe {
-                    answer_hashes(
-                        &reducer,
-                        &hashes[..len],
-                        &index[..len],
-                        k,
-                        array,
-                        out,
-                        gather,
-                    )
-                };
-                len = 0;
-            }
+        // Keys of mixed lengths, hashed by length a buffer at a time as in
+        // `insert_by_length`.
+        hashes_by_length::<true>(keys, variant, |hashes, at| {
+            // SAFETY: as for this function.
+            unsafe { answer_hashes(&reducer, hashes, at, k, array, out, gather) };
         });
-        // SAFETY: as for this function.
-        unsafe {
-            answer_hashes(
-                &reducer,
-                &hashes[..len],
-                &index[..len],
-                k,
-                array,
-                out,
-                gather,
-            )
-        };
         return;
     }
     // Each group hashed a group ahead of its probes, as in `insert`.
