@@ -175,6 +175,32 @@ enum Batching {
     Pairs,
 }
 
+impl Batching {
+    /// [`contains_pairs`] as this batching takes pairs: both groups
+    /// gathered for [`Batching::Pairs`], one by scalar loads otherwise.
+    ///
+    /// # Safety
+    /// As for [`contains_pairs`].
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vl")]
+    unsafe fn contains_pairs(
+        self,
+        pairs: impl Iterator<Item = [__m512i; 2]>,
+        reducer: &Reducer,
+        k: usize,
+        array: &[u8],
+        out: &mut [bool],
+    ) {
+        // SAFETY: as for this function.
+        unsafe {
+            match self {
+                Batching::Pairs => contains_pairs::<true>(pairs, reducer, k, array, out),
+                Batching::CascadeOrPairs => contains_pairs::<false>(pairs, reducer, k, array, out),
+            }
+        }
+    }
+}
+
 /// See [`Avx512::insert`].
 ///
 /// # Safety
@@ -311,12 +337,7 @@ unsafe fn contains(
             if by_pairs {
                 let pairs = hashes.chunks(2 * LANES).map(|pair| load_pair(pair).0);
                 // SAFETY: the caller vouches for the array's length.
-                unsafe {
-                    match batching {
-                        Batching::Pairs => contains_pairs::<true>(pairs, &reducer, k, array, out),
-                        _ => contains_pairs::<false>(pairs, &reducer, k, array, out),
-                    }
-                };
+                unsafe { batching.contains_pairs(pairs, &reducer, k, array, out) };
             } else {
                 // SAFETY: the caller vouches for the array's length.
                 unsafe { by_cascade(hashes, &reducer, k, array, out) };
@@ -330,12 +351,7 @@ unsafe fn contains(
             });
             if by_pairs {
                 // SAFETY: the caller vouches for the array's length.
-                unsafe {
-                    match batching {
-                        Batching::Pairs => contains_pairs::<true>(pairs, &reducer, k, array, out),
-                        _ => contains_pairs::<false>(pairs, &reducer, k, array, out),
-                    }
-                };
+                unsafe { batching.contains_pairs(pairs, &reducer, k, array, out) };
             } else {
                 // SAFETY: the caller vouches for the array's length.
                 unsafe { pairs_by_cascade(pairs, &reducer, k, array, out) };
