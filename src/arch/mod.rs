@@ -140,16 +140,16 @@ impl Kernel {
         let asked = std::env::var("LEVELDB_FILTER_KERNEL").unwrap_or_default();
         #[cfg(target_arch = "x86_64")]
         {
-            let (avx512, avx2) = (
-                x86_64::Avx512::detect().map(Kernel::Avx512),
-                x86_64::Avx2::detect().map(Kernel::Avx2),
-            );
+            // Detected only when they may be chosen: AVX2's detection
+            // times the CPU's gathers (`Avx2::detect`).
+            let avx512 = || x86_64::Avx512::detect().map(Kernel::Avx512);
+            let avx2 = || x86_64::Avx2::detect().map(Kernel::Avx2);
             let chosen = match asked.as_str() {
                 "scalar" => None,
-                "avx2" => avx2,
-                "avx512" => avx512,
-                _ if x86_64::intel() => avx2.or(avx512),
-                _ => avx512.or(avx2),
+                "avx2" => avx2(),
+                "avx512" => avx512(),
+                _ if x86_64::intel() => avx2().or_else(avx512),
+                _ => avx512().or_else(avx2),
             };
             chosen.unwrap_or(Kernel::Scalar)
         }
