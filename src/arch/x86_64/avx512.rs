@@ -284,7 +284,7 @@ unsafe fn insert_pairs(
         for (probes, len) in buffers.iter().zip(lens) {
             for (indexes, bits) in probes.rows() {
                 let mut set = |lane: usize| {
-                    // SAFETY: `Probes::fill` clamps every index below the
+                    // SAFETY: `Probes::fill`'s indexes are below the
                     // reducer's byte count, `array.len()` by the caller.
                     unsafe { *array.get_unchecked_mut(indexes[lane] as usize) |= bits[lane] as u8 };
                 };
@@ -918,8 +918,8 @@ impl Probes {
 
     /// Writes the first `min(k, 30)` rows for the keys hashed to `h`, of
     /// which the first `keys` lanes are keys (the others get empty
-    /// masks). Indexes are clamped below the array's length: a no-op for
-    /// exact positions, and what makes unchecked access sound.
+    /// masks). Indexes are below the array's length, as [`Probes16`]'s
+    /// positions are below its bits: what makes unchecked access sound.
     #[inline]
     #[target_feature(enable = "avx512f,avx512vl")]
     fn fill(&mut self, r: &Reducer, h: __m512i, k: usize, keys: usize) {
@@ -929,7 +929,7 @@ impl Probes {
         self.rows = k.min(30);
         for (indexes, bits) in self.indexes.iter_mut().zip(&mut self.bits).take(k) {
             let pos = probes.next();
-            let index = _mm512_min_epu32(_mm512_srli_epi32::<3>(pos), r.last_byte);
+            let index = _mm512_srli_epi32::<3>(pos);
             let bit = _mm512_maskz_sllv_epi32(active, one, _mm512_and_si512(pos, seven));
             // SAFETY: a row is 64 bytes. (Masks stay 32-bit: narrowing
             // stores, VPMOVDB, are slow on AMD's cores.)
@@ -995,6 +995,11 @@ unsafe fn positions_array(hashes: &[u32; LANES], bits: u64, rows: &mut [[u32; LA
 /// (the last plus the step, brought below `bits`; the step less `2^32 %
 /// bits` where the 32-bit sum `h + delta` wrapped). `bits <= 2^31` keeps
 /// every sum below 2^32. (As the AVX2 kernel's `Probes8`.)
+///
+/// Every position is below `bits` by construction, whatever the
+/// reductions return: the start and both steps are clamped below `bits`
+/// once, and a position below `bits` plus a step below `bits` is below
+/// `2 * bits`, which one subtraction of `bits` brings back below it.
 struct Probes16 {
     pos: __m512i,
     h: __m512i,
@@ -1009,10 +1014,10 @@ impl Probes16 {
     #[target_feature(enable = "avx512f,avx512vl")]
     fn new(r: &Reducer, h: __m512i) -> Probes16 {
         let delta = _mm512_ror_epi32::<17>(h);
-        let step = r.rem16(delta);
+        let step = _mm512_min_epu32(r.rem16(delta), r.last);
         let less = _mm512_sub_epi32(step, r.wrap);
         Probes16 {
-            pos: r.rem16(h),
+            pos: _mm512_min_epu32(r.rem16(h), r.last),
             h,
             delta,
             step,
@@ -1374,7 +1379,8 @@ struct Reducer {
     /// Just under `1 / bits`, so that quotients are never too large.
     inv: __m512d,
     bits: __m512i,
-    last_byte: __m512i,
+    /// `bits - 1`, that [`Probes16`] clamps its start to.
+    last: __m512i,
     /// `2^32 % bits`: what a wrap of the 32-bit sum takes off a position.
     wrap: __m512i,
 }
@@ -1386,7 +1392,7 @@ impl Reducer {
         Reducer {
             inv: _mm512_set1_pd(super::inverse(bits)),
             bits: _mm512_set1_epi32(bits as u32 as i32),
-            last_byte: _mm512_set1_epi32((bits.div_ceil(8) - 1) as u32 as i32),
+            last: _mm512_set1_epi32((bits - 1) as u32 as i32),
             wrap: _mm512_set1_epi32(super::wrap(bits) as i32),
         }
     }
