@@ -548,6 +548,12 @@ fn hash8_apart(keys: &[&[u8]], variant: HashVariant) -> __m256i {
 /// `2^32 % bits` where the 32-bit sum `h + delta` wrapped (so added
 /// `(delta - 2^32) % bits` instead). `bits <= 2^31` keeps every sum below
 /// 2^32.
+///
+/// Every position is below `bits` by construction, whatever the
+/// reductions return (what the unchecked accesses rest on): the start and
+/// both steps are clamped below `bits` once, and a position below `bits`
+/// plus a step below `bits` is below `2 * bits`, which one subtraction of
+/// `bits` brings back below it. (As the AVX-512 kernel's `Probes16`.)
 struct Probes8 {
     pos: __m256i,
     h: __m256i,
@@ -555,9 +561,6 @@ struct Probes8 {
     step: __m256i,
     step_wrapped: __m256i,
     bits: __m256i,
-    /// `bits - 1`: every position handed out is clamped to it, a no-op for
-    /// exact positions, and what the unchecked accesses rest on.
-    last: __m256i,
 }
 
 impl Probes8 {
@@ -565,18 +568,18 @@ impl Probes8 {
     #[target_feature(enable = "avx2")]
     fn new(reducer: &Reducer, h: __m256i) -> Probes8 {
         let delta = _mm256_or_si256(_mm256_srli_epi32::<17>(h), _mm256_slli_epi32::<15>(h));
-        let step = reducer.rem8(delta);
+        let last = _mm256_sub_epi32(reducer.bits, _mm256_set1_epi32(1));
+        let step = _mm256_min_epu32(reducer.rem8(delta), last);
         // step - wrap modulo bits: the smaller of the two, as unsigned.
         let less = _mm256_sub_epi32(step, reducer.wrap);
         let step_wrapped = _mm256_min_epu32(less, _mm256_add_epi32(less, reducer.bits));
         Probes8 {
-            pos: reducer.rem8(h),
+            pos: _mm256_min_epu32(reducer.rem8(h), last),
             h,
             delta,
             step,
             step_wrapped,
             bits: reducer.bits,
-            last: _mm256_sub_epi32(reducer.bits, _mm256_set1_epi32(1)),
         }
     }
 
@@ -592,7 +595,7 @@ impl Probes8 {
         let pos = _mm256_add_epi32(at, step);
         self.pos = _mm256_min_epu32(pos, _mm256_sub_epi32(pos, self.bits));
         self.h = h;
-        _mm256_min_epu32(at, self.last)
+        at
     }
 }
 
