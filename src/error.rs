@@ -219,6 +219,8 @@ pub enum Corruption {
     MalformedIndexEntry,
     /// A meta block stored compressed.
     MetaBlockCompressed,
+    /// A properties block whose keys are not in strictly increasing order.
+    PropertiesUnsorted,
 }
 
 impl fmt::Display for Corruption {
@@ -254,6 +256,9 @@ impl fmt::Display for Corruption {
             Corruption::MalformedEntry => "a malformed entry",
             Corruption::MalformedIndexEntry => "a malformed index entry",
             Corruption::MetaBlockCompressed => "a meta block stored compressed",
+            Corruption::PropertiesUnsorted => {
+                "properties unsorted (RocksDB fails every lookup in such a table)"
+            }
         })
     }
 }
@@ -264,6 +269,8 @@ impl fmt::Display for Corruption {
 pub enum Limit {
     /// The size a block uncompresses to.
     UncompressedSize,
+    /// The distinct partitions a partitioned filter's index names.
+    FilterPartitions,
 }
 
 impl fmt::Display for Limit {
@@ -271,6 +278,9 @@ impl fmt::Display for Limit {
         f.write_str(match self {
             Limit::UncompressedSize => {
                 "the uncompressed size (at most twice the file's size plus 8 MiB, and what the codec can expand the block to)"
+            }
+            Limit::FilterPartitions => {
+                "the bytes of the distinct filter partitions its entries name (at most twice the file's size, each counted as at least 64)"
             }
         })
     }
@@ -286,7 +296,7 @@ pub enum Field {
     FormatVersion,
     /// A RocksDB block's compression type (BZip2, Xpress, or unknown).
     CompressionType,
-    /// A RocksDB index type (binary search with first keys, 3).
+    /// A RocksDB index type (0 to 3 are read).
     IndexType,
 }
 
@@ -300,7 +310,7 @@ impl fmt::Display for Field {
             Field::CompressionType => {
                 "compression type (read: 0 none, 1 Snappy, 2 Zlib, 4 and 5 LZ4, 7 and 0x40 Zstd; not BZip2 3, Xpress 6)"
             }
-            Field::IndexType => "index type (binary search with first keys, 3, is not read)",
+            Field::IndexType => "index type (read: 0 binary search, 1 hash search, 2 two-level, 3 binary search with first keys)",
         })
     }
 }

@@ -98,6 +98,8 @@ pub enum BlockKind {
     Properties,
     /// A RocksDB partitioned filter's index of partitions.
     FilterIndex,
+    /// A RocksDB table's compression dictionary.
+    Dictionary,
 }
 
 impl fmt::Display for BlockKind {
@@ -109,6 +111,7 @@ impl fmt::Display for BlockKind {
             BlockKind::Filter => "filter block",
             BlockKind::Properties => "properties block",
             BlockKind::FilterIndex => "filter partition index",
+            BlockKind::Dictionary => "compression dictionary",
         })
     }
 }
@@ -822,7 +825,7 @@ fn unmask(masked: u32) -> u32 {
     rot.rotate_left(15)
 }
 
-fn varint32(input: &[u8]) -> Option<(u32, &[u8])> {
+pub(crate) fn varint32(input: &[u8]) -> Option<(u32, &[u8])> {
     let (value, rest) = varint(input, 5)?;
     Some((value as u32, rest))
 }

@@ -65,7 +65,7 @@ fn every_key_answers_as_rocksdb() {
         let kind = match filter {
             Some(SstFilter::Full(bits)) => format!("full {}", bits_kind(bits)),
             Some(SstFilter::Partitioned(p)) => {
-                let first = p.partition(0).expect("a partition");
+                let first = p.filters().into_iter().next().expect("a partition").1;
                 format!("partitioned {}", bits_kind(first.expect("readable")))
             }
             other => panic!("{name}: filter {other:?}"),

@@ -26,6 +26,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -74,8 +75,11 @@ struct Spec {
   CompressionType compression;
   int keys;
   bool varied;  // keys of varying lengths (with bytes >= 0x80), else fixed
-  int prefix = 0;  // a fixed prefix extractor of this many bytes, or none
+  int prefix = 0;  // a fixed prefix extractor of this many bytes, none (0), or the no-op one (-1)
   bool whole = true;  // whole keys in the filter (with a prefix: else prefixes only)
+  bool random = false;  // random 8-byte keys (no prefix shared between index separators)
+  int restart = 4;  // index_block_restart_interval
+  int dict = 0;  // max_dict_bytes: blocks compressed with a dictionary
 };
 
 // Key i of a table: even i are written, odd i are probed as absent.
@@ -91,6 +95,24 @@ static std::string key_of(const Spec& spec, uint64_t seed, int i) {
   return key;
 }
 
+// A table's keys in order, 2 * spec.keys of them: written (even) and absent (odd).
+static std::vector<std::string> keys_of(const Spec& spec, uint64_t seed) {
+  std::vector<std::string> keys;
+  if (!spec.random) {
+    for (int i = 0; i < 2 * spec.keys; i++) keys.push_back(key_of(spec, seed, i));
+    return keys;
+  }
+  // Random 8-byte keys: separators between index blocks share no prefix.
+  Rng rng{seed * 0x9e3779b97f4a7c15ull + 3};
+  std::set<std::string> set;
+  while (set.size() < size_t(2 * spec.keys)) {
+    uint64_t x = rng.next();
+    set.insert(std::string(reinterpret_cast<const char*>(&x), 8));
+  }
+  keys.assign(set.begin(), set.end());
+  return keys;
+}
+
 static void write_table(const std::string& dir, const Spec& spec, uint64_t seed) {
   BlockBasedTableOptions table;
   if (spec.policy == "ribbon") {
@@ -104,7 +126,7 @@ static void write_table(const std::string& dir, const Spec& spec, uint64_t seed)
   table.block_size = 1024;
   // Index entries that share key prefixes and (format_version >= 4) hold
   // size deltas instead of whole handles between restart points.
-  table.index_block_restart_interval = 4;
+  table.index_block_restart_interval = spec.restart;
   if (spec.partitioned) {
     table.partition_filters = true;
     table.index_type = BlockBasedTableOptions::kTwoLevelIndexSearch;
@@ -114,15 +136,21 @@ static void write_table(const std::string& dir, const Spec& spec, uint64_t seed)
   options.table_factory.reset(NewBlockBasedTableFactory(table));
   options.compression = spec.compression;
   if (spec.prefix > 0) options.prefix_extractor.reset(NewFixedPrefixTransform(spec.prefix));
+  if (spec.prefix < 0) options.prefix_extractor.reset(NewNoopTransform());
+  if (spec.dict > 0) {
+    options.compression_opts.max_dict_bytes = spec.dict;
+    options.bottommost_compression_opts = options.compression_opts;
+    options.bottommost_compression_opts.enabled = true;
+  }
   options.create_if_missing = true;
   options.statistics = CreateDBStatistics();
 
   std::string sst = dir + "/" + spec.name + ".sst";
   SstFileWriter writer(EnvOptions(), options);
   check(writer.Open(sst), "open " + sst);
+  std::vector<std::string> keys = keys_of(spec, seed);
   for (int i = 0; i < 2 * spec.keys; i += 2) {
-    std::string key = key_of(spec, seed, i);
-    check(writer.Put(key, "v" + std::to_string(i)), "put");
+    check(writer.Put(keys[i], "v" + std::to_string(i)), "put");
   }
   check(writer.Finish(), "finish " + sst);
 
@@ -138,7 +166,7 @@ static void write_table(const std::string& dir, const Spec& spec, uint64_t seed)
   std::ofstream answers(dir + "/" + spec.name + ".answers");
   ReadOptions read;
   for (int i = 0; i < 2 * spec.keys - 1; i++) {
-    std::string key = key_of(spec, seed, i);
+    const std::string& key = keys[i];
     uint64_t before = options.statistics->getTickerCount(BLOOM_FILTER_USEFUL);
     std::string value;
     Status s = db->Get(read, key, &value);
@@ -192,7 +220,29 @@ int main(int argc, char** argv) {
       {"fastbloom-fv5-prefixonly11-xxh3", "bloom", 10, 5, false, kXXH3, kNoCompression, 300, true, 11, false},
       {"fastbloom-fv5-partitioned-prefixonly11-xxh3", "bloom", 10, 5, true, kXXH3, kNoCompression, 500, true, 11, false},
       {"legacybloom-fv4-partitioned-prefix10-crc32c", "bloom", 10, 4, true, kCRC32c, kNoCompression, 600, true, 10},
+      // Prefixes by the no-op extractor (the whole key) alone.
+      {"fastbloom-fv5-prefixonlynoop-xxh3", "bloom", 10, 5, false, kXXH3, kNoCompression, 300, false, -1, false},
   };
+  // Index blocks of random 8-byte keys, whose separators share no prefix:
+  // with delta-encoded values (format_version >= 4), entries between
+  // restart points that share nothing hold whole handles.
+  for (int restart : {2, 16}) {
+    std::string r = "-r" + std::to_string(restart) + "-random8";
+    Spec full{"fastbloom-fv5" + r + "-xxh3", "bloom", 10, 5, false, kXXH3, kNoCompression, 600, false};
+    Spec parted{"legacybloom-fv4-partitioned" + r + "-crc32c", "bloom", 10, 4, true, kCRC32c, kSnappyCompression, 600, false};
+    for (Spec spec : {full, parted}) {
+      spec.random = true;
+      spec.restart = restart;
+      specs.push_back(spec);
+    }
+  }
+  // Data blocks compressed with a dictionary (rocksdb.compression_dict).
+  for (auto [name, compression] : {std::make_pair("zstd", kZSTD), std::make_pair("lz4", kLZ4Compression),
+                                   std::make_pair("zlib", kZlibCompression)}) {
+    Spec spec{std::string("fastbloom-fv5-dict-") + name + "-xxh3", "bloom", 10, 5, false, kXXH3, compression, 400, true};
+    spec.dict = 4096;
+    specs.push_back(spec);
+  }
   // RocksDB's sizing and probe counts across bits per key: small tables
   // whose full filters the builders must reproduce byte for byte.
   for (double bpk : {1.0, 2.5, 4.2, 8.0, 9.9, 12.3, 16.0, 20.5, 26.0, 33.3, 51.0}) {

@@ -1,6 +1,5 @@
 //! A RocksDB table's data and index blocks: uncompressed as RocksDB 7.8
-//! frames them (util/compression.h), the index walked (plain, delta-encoded
-//! values, two levels) and each data block's keys read.
+//! frames them (util/compression.h), and each data block's keys read.
 //!
 //! ```text
 //! compressed block, format_version >= 2: varint32 uncompressed size | codec's bytes
@@ -13,9 +12,7 @@ use std::borrow::Cow;
 use std::io::Read;
 
 use crate::error::{Corruption, Field};
-use crate::table::{
-    snappy, varint64, BlockHandle, BlockIter, BlockKind, Compression, KEY_EXPANSION,
-};
+use crate::table::{snappy, varint64, BlockHandle, BlockIter, BlockKind, Compression};
 #[cfg(feature = "codecs")]
 use crate::table::{too_large, uncompressed_limit};
 use crate::Error;
@@ -27,14 +24,16 @@ pub(crate) const MAX_RATIO: usize = 1032;
 
 /// A data or index block's contents, uncompressed, and how it was stored.
 /// `contents` and `type_byte` come from the block's trailer, its checksum
-/// checked; `format_version` says how compressed bytes are framed.
+/// checked; `format_version` says how compressed bytes are framed; `dict`
+/// is the table's compression dictionary (empty for none), with which
+/// RocksDB compresses Zlib, LZ4 and Zstd data blocks.
 pub(crate) fn uncompress<'a>(
     file_len: usize,
     kind: BlockKind,
     handle: BlockHandle,
     contents: &'a [u8],
-    type_byte: u8,
-    format_version: u32,
+    (type_byte, format_version): (u8, u32),
+    dict: &[u8],
 ) -> Result<(Compression, Cow<'a, [u8]>), Error> {
     let (compression, data) = match type_byte {
         0 => return Ok((Compression::None, Cow::Borrowed(contents))),
@@ -47,6 +46,7 @@ pub(crate) fn uncompress<'a>(
                 file_len,
                 kind,
                 handle,
+                dict,
             };
             codec(at, contents, type_byte, format_version >= 2)?
         }
@@ -62,20 +62,23 @@ pub(crate) fn uncompress<'a>(
     Ok((compression, Cow::Owned(data)))
 }
 
-/// Where a block is, for its errors and bounds.
+/// Where a block is, for its errors and bounds, and the dictionary its
+/// codec starts from.
 #[derive(Clone, Copy)]
-struct Place {
+struct Place<'d> {
     #[cfg_attr(not(feature = "codecs"), allow(dead_code))]
     file_len: usize,
     kind: BlockKind,
     handle: BlockHandle,
+    #[cfg_attr(not(feature = "codecs"), allow(dead_code))]
+    dict: &'d [u8],
 }
 
 /// A Zlib (2), LZ4 (4, 5) or Zstd (7, 0x40) block uncompressed; `prefixed`
 /// where format_version >= 2 put the varint32 size before its bytes.
 #[cfg(feature = "codecs")]
 fn codec(
-    at: Place,
+    at: Place<'_>,
     contents: &[u8],
     type_byte: u8,
     prefixed: bool,
@@ -84,6 +87,7 @@ fn codec(
         file_len,
         kind,
         handle,
+        dict,
     } = at;
     let corrupt = |what| Error::CorruptBlock {
         block: kind,
@@ -119,11 +123,18 @@ fn codec(
                 false => (None, contents),
             };
             let cap = size.unwrap_or(limit);
-            let mut out = Vec::new();
-            flate2::read::DeflateDecoder::new(deflated)
-                .take(cap as u64 + 1)
-                .read_to_end(&mut out)
-                .map_err(|_| corrupt(Corruption::BadZlibData))?;
+            let out = match dict.is_empty() {
+                true => {
+                    let mut out = Vec::new();
+                    flate2::read::DeflateDecoder::new(deflated)
+                        .take(cap as u64 + 1)
+                        .read_to_end(&mut out)
+                        .map(|_| out)
+                        .map_err(drop)
+                }
+                false => inflate_with_dict(deflated, dict, cap),
+            }
+            .map_err(|_| corrupt(Corruption::BadZlibData))?;
             check_size(&out, size, cap, kind, handle)?;
             (Compression::Zlib, out)
         }
@@ -146,7 +157,7 @@ fn codec(
                 return Err(corrupt(Corruption::Lz4SizeTooLarge));
             }
             let mut out = vec![0; size];
-            let n = lz4_flex::block::decompress_into(block, &mut out)
+            let n = lz4_flex::block::decompress_into_with_dict(block, &mut out, dict)
                 .map_err(|_| corrupt(Corruption::BadLz4Data))?;
             if n != size {
                 return Err(corrupt(Corruption::Lz4DataShort));
@@ -155,16 +166,8 @@ fn codec(
         }
         7 | 0x40 => {
             let (size, frame) = sized(contents)?;
-            let mut decoder = ruzstd::decoding::StreamingDecoder::new_with_max_window_size(
-                frame,
-                (size as u64).max(1 << 20),
-            )
-            .map_err(|_| corrupt(Corruption::BadZstdHeader))?;
-            let mut out = Vec::new();
-            (&mut decoder)
-                .take(size as u64 + 1)
-                .read_to_end(&mut out)
-                .map_err(|_| corrupt(Corruption::BadZstdData))?;
+            let (frame, window) = window_at_most(frame, size);
+            let out = unzstd(&frame, window, dict, size).map_err(corrupt)?;
             check_size(&out, Some(size), size, kind, handle)?;
             (Compression::Zstd, out)
         }
@@ -172,10 +175,115 @@ fn codec(
     })
 }
 
+/// A Zstd frame uncompressed, to at most `size + 1` bytes, with `dict`
+/// where it is not empty: a dictionary in Zstd's format (with its magic
+/// number), or raw content, as RocksDB passes it to `ZSTD_createDDict`.
+#[cfg(feature = "codecs")]
+fn unzstd(frame: &[u8], window: u64, dict: &[u8], size: usize) -> Result<Vec<u8>, Corruption> {
+    use ruzstd::decoding::{BlockDecodingStrategy, Dictionary, FrameDecoder};
+    let mut decoder = FrameDecoder::new();
+    decoder.set_max_window_size(window);
+    // The id a raw-content dictionary is filed under (frames name none).
+    const RAW: u32 = u32::MAX;
+    // A dictionary in Zstd's format starts with its magic number.
+    let raw = !dict.is_empty() && !dict.starts_with(&[0x37, 0xa4, 0x30, 0xec]);
+    if raw {
+        let dict = Dictionary {
+            id: RAW,
+            fse: Default::default(),
+            huf: Default::default(),
+            dict_content: dict.to_vec(),
+            offset_hist: [1, 4, 8],
+        };
+        decoder
+            .add_dict(dict)
+            .map_err(|_| Corruption::BadZstdHeader)?;
+    } else if !dict.is_empty() {
+        let dict = Dictionary::decode_dict(dict).map_err(|_| Corruption::BadZstdHeader)?;
+        decoder
+            .add_dict(dict)
+            .map_err(|_| Corruption::BadZstdHeader)?;
+    }
+    let mut source = frame;
+    decoder
+        .init(&mut source)
+        .map_err(|_| Corruption::BadZstdHeader)?;
+    if raw {
+        decoder
+            .force_dict(RAW)
+            .map_err(|_| Corruption::BadZstdHeader)?;
+    }
+    let mut out = Vec::new();
+    while !decoder.is_finished() && out.len() <= size {
+        decoder
+            .decode_blocks(&mut source, BlockDecodingStrategy::UptoBytes(1 << 16))
+            .map_err(|_| Corruption::BadZstdData)?;
+        decoder
+            .collect_to_writer(&mut out)
+            .map_err(|_| Corruption::BadZstdData)?;
+    }
+    decoder
+        .collect_to_writer(&mut out)
+        .map_err(|_| Corruption::BadZstdData)?;
+    Ok(out)
+}
+
+/// Raw deflate uncompressed to at most `cap` bytes after `dict`, as zlib's
+/// `inflateSetDictionary` reads it: the dictionary's last 32 KiB (deflate's
+/// window) stand before the output, where matches may reach back.
+#[cfg(feature = "codecs")]
+fn inflate_with_dict(deflated: &[u8], dict: &[u8], cap: usize) -> Result<Vec<u8>, ()> {
+    use miniz_oxide::inflate::core::{decompress, inflate_flags, DecompressorOxide};
+    use miniz_oxide::inflate::TINFLStatus;
+    let dict = &dict[dict.len().saturating_sub(32 << 10)..];
+    let mut out = vec![0; dict.len() + cap + 1];
+    out[..dict.len()].copy_from_slice(dict);
+    let mut state = DecompressorOxide::new();
+    let flags = inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF;
+    let (status, _, written) = decompress(&mut state, deflated, &mut out, dict.len(), flags);
+    if status != TINFLStatus::Done {
+        return Err(());
+    }
+    out.truncate(dict.len() + written);
+    out.drain(..dict.len());
+    Ok(out)
+}
+
+/// A Zstd frame whose window needs no more than the `size` bytes it
+/// uncompresses to, and the window to allow it: a frame written without
+/// its content size (as `zstd` writes from a pipe) may state a window of
+/// many megabytes, which a decoder would reserve, though no match can
+/// reach back past the output. Such a frame's window descriptor is
+/// rewritten to the smallest window that holds `size` bytes.
+#[cfg(feature = "codecs")]
+fn window_at_most(frame: &[u8], size: usize) -> (Cow<'_, [u8]>, u64) {
+    let want = (size as u64).max(1 << 10);
+    let allowed = want.max(1 << 20);
+    // Window_Descriptor: exponent (5 bits) and mantissa (3 bits).
+    let window = |byte: u8| {
+        let base = 1u64 << (10 + u32::from(byte >> 3));
+        base + (base / 8) * u64::from(byte & 7)
+    };
+    let single_segment = |descriptor: u8| descriptor & 0x20 != 0;
+    match frame {
+        [0x28, 0xb5, 0x2f, 0xfd, descriptor, byte, ..]
+            if !single_segment(*descriptor) && window(*byte) > allowed =>
+        {
+            let Some(smallest) = (0..=255u8).find(|&b| window(b) >= want) else {
+                return (Cow::Borrowed(frame), allowed);
+            };
+            let mut copy = frame.to_vec();
+            copy[5] = smallest;
+            (Cow::Owned(copy), allowed.max(window(smallest)))
+        }
+        _ => (Cow::Borrowed(frame), allowed),
+    }
+}
+
 /// Without the `codecs` feature: Zlib, LZ4 and Zstd blocks are named, not read.
 #[cfg(not(feature = "codecs"))]
 fn codec(
-    at: Place,
+    at: Place<'_>,
     _contents: &[u8],
     type_byte: u8,
     _prefixed: bool,
@@ -219,77 +327,6 @@ fn check_size(
         });
     }
     Ok(())
-}
-
-/// A block's entries as (key, block handle) pairs: an index block, or a
-/// partitioned filter's index. With `delta` (the table property
-/// `rocksdb.index.value.is.delta.encoded`, format_version >= 4), an entry
-/// has no value length, and only entries at restart points hold a whole
-/// handle; the others a size delta, the offset following the last block and
-/// its trailer.
-pub(crate) fn index_entries(block: &[u8], delta: bool) -> Option<Vec<(Vec<u8>, BlockHandle)>> {
-    let num = u32::from_le_bytes(block.get(block.len().checked_sub(4)?..)?.try_into().ok()?);
-    let restarts = (num & 0x7fff_ffff) as usize;
-    let end = block
-        .len()
-        .checked_sub(4)?
-        .checked_sub(restarts.checked_mul(4)?)?;
-    let restart_at = |i: usize| {
-        let at = end + 4 * i;
-        u32::from_le_bytes(block[at..at + 4].try_into().expect("4 bytes")) as usize
-    };
-    let (data, mut at, mut next_restart) = (&block[..end], 0, 0);
-    let mut key = Vec::new();
-    let mut out: Vec<(Vec<u8>, BlockHandle)> = Vec::new();
-    // Keys rebuilt from shared prefixes may add up to KEY_EXPANSION times
-    // the block, as in every other block this crate reads.
-    let mut budget = block.len().saturating_mul(KEY_EXPANSION);
-    while at < data.len() {
-        let entry = &data[at..];
-        let (shared, rest) = varint64(entry)?;
-        let (unshared, rest) = varint64(rest)?;
-        let (value_len, rest) = if delta {
-            (None, rest)
-        } else {
-            let (v, r) = varint64(rest)?;
-            (Some(v), r)
-        };
-        let (shared, unshared) = (
-            usize::try_from(shared).ok()?,
-            usize::try_from(unshared).ok()?,
-        );
-        if shared > key.len() || unshared > rest.len() {
-            return None;
-        }
-        key.truncate(shared);
-        key.extend_from_slice(&rest[..unshared]);
-        budget = budget.checked_sub(key.len())?;
-        let rest = &rest[unshared..];
-        // Is this entry at the next restart point?
-        let at_restart = next_restart < restarts && restart_at(next_restart) == at;
-        if at_restart {
-            next_restart += 1;
-        }
-        let (handle, rest) = match value_len {
-            Some(len) => {
-                let len = usize::try_from(len).ok()?;
-                let value = rest.get(..len)?;
-                (BlockHandle::decode(value)?.0, &rest[len..])
-            }
-            None if at_restart || out.is_empty() => BlockHandle::decode(rest)?,
-            None => {
-                let (zigzag, rest) = varint64(rest)?;
-                let size_delta = (zigzag >> 1) as i64 ^ -((zigzag & 1) as i64);
-                let prev = out.last()?.1;
-                let offset = prev.offset.checked_add(prev.size)?.checked_add(5)?;
-                let size = prev.size.checked_add_signed(size_delta)?;
-                (BlockHandle { offset, size }, rest)
-            }
-        };
-        out.push((key.clone(), handle));
-        at = data.len() - rest.len();
-    }
-    Some(out)
 }
 
 /// A data block's entries: as a LevelDB block, once the data-block hash
@@ -362,7 +399,14 @@ mod tests {
             (7, Compression::Zstd),
             (0x40, Compression::Zstd),
         ] {
-            let got = uncompress(1000, BlockKind::Data, handle, &[9, 1, 2, 3], type_byte, 5);
+            let got = uncompress(
+                1000,
+                BlockKind::Data,
+                handle,
+                &[9, 1, 2, 3],
+                (type_byte, 5),
+                &[],
+            );
             if cfg!(feature = "codecs") {
                 assert!(
                     matches!(got, Err(Error::CorruptBlock { offset: 100, .. })),

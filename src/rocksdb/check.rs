@@ -75,29 +75,37 @@ impl TableCheck {
 }
 
 /// Keys to add for a user key, as `FullFilterBlockBuilder` adds them: the
-/// whole key (with whole-key filtering) and its prefix (with a fixed or
-/// capped prefix extractor, where the key is in its domain).
+/// whole key (with whole-key filtering) and its prefix (with a prefix
+/// extractor, where the key is in its domain).
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Prefix {
+    /// No extractor.
     None,
+    /// `rocksdb.FixedPrefix.N`: the first N bytes of keys of N or more.
     Fixed(usize),
+    /// `rocksdb.CappedPrefix.N`: the first N bytes, or the whole key.
     Capped(usize),
+    /// `rocksdb.Noop`: the whole key.
+    Whole,
 }
 
 impl Prefix {
-    /// The extractor a table names (`None`: none), if this crate knows it.
+    /// The extractor a table names (`None`: none), if this crate knows it
+    /// by the name RocksDB's reader gives it (`AsString`, the length in
+    /// plain decimal): a reader whose extractor's name differs from the
+    /// table's does no prefix filtering.
     pub(crate) fn of(name: Option<&str>) -> Option<Prefix> {
         let Some(name) = name else {
             return Some(Prefix::None);
         };
-        let len = |rest: &str| rest.parse::<usize>().ok();
+        let len = |rest: &str| rest.parse::<usize>().ok().filter(|n| n.to_string() == rest);
         if let Some(n) = name.strip_prefix("rocksdb.FixedPrefix.").and_then(len) {
             return Some(Prefix::Fixed(n));
         }
         if let Some(n) = name.strip_prefix("rocksdb.CappedPrefix.").and_then(len) {
             return Some(Prefix::Capped(n));
         }
-        (name == "rocksdb.Noop").then_some(Prefix::None)
+        (name == "rocksdb.Noop").then_some(Prefix::Whole)
     }
 
     /// The key's prefix, where the key is in the extractor's domain.
@@ -106,6 +114,7 @@ impl Prefix {
             Prefix::None => None,
             Prefix::Fixed(n) => key.get(..n),
             Prefix::Capped(n) => Some(&key[..n.min(key.len())]),
+            Prefix::Whole => Some(key),
         }
     }
 }
@@ -144,20 +153,24 @@ impl SstFile<'_> {
                 // move past it. RocksDB adds to a partition it cuts the
                 // prefix of the key that comes next, if not its last prefix
                 // (`PartitionedFilterBlockBuilder::MaybeCutAFilterBlock`).
-                let count = partitions.entries.len();
-                let start = |i: usize| match partitions.partition(i) {
-                    Some(Ok(bits)) => Rebuild::new(bits),
-                    Some(Err(e)) => Rebuild::unreadable(e),
-                    None => Rebuild::unreadable(&"no such partition"),
-                };
-                let mut reports = Vec::with_capacity(count);
-                let (mut at, mut keys) = (0, Keys::new(start(0), whole, prefix));
+                let count = partitions.len();
+                let mut index = partitions.walk();
+                fn start<'f>(at: Option<Result<&'f FilterBits<'f>, &Error>>) -> Rebuild<'f> {
+                    match at {
+                        Some(Ok(bits)) => Rebuild::new(bits),
+                        Some(Err(e)) => Rebuild::unreadable(e),
+                        None => Rebuild::unreadable(&"no such partition"),
+                    }
+                }
+                let mut reports = Vec::with_capacity(count.min(1 << 16));
+                let (mut at, mut keys) = (0, Keys::new(start(index.filter()), whole, prefix));
                 self.for_each_key(|key, _| {
-                    while at + 1 < count && !partitions.holds(at, key) {
+                    while at + 1 < count && !index.holds(key) {
                         if keys.rebuild.keys > 0 {
                             keys.cut_before(key);
                         }
-                        let done = std::mem::replace(&mut keys.rebuild, start(at + 1));
+                        index.advance();
+                        let done = std::mem::replace(&mut keys.rebuild, start(index.filter()));
                         reports.push(done.finish(at));
                         keys.reset();
                         at += 1;
@@ -167,7 +180,10 @@ impl SstFile<'_> {
                 if count > 0 {
                     reports.push(keys.rebuild.finish(at));
                 }
-                reports.extend((at + 1..count).map(|i| start(i).finish(i)));
+                for i in at + 1..count {
+                    index.advance();
+                    reports.push(start(index.filter()).finish(i));
+                }
                 Ok(TableCheck::Filters(reports))
             }
         }

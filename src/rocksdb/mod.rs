@@ -26,10 +26,14 @@
 mod blocks;
 mod build;
 mod check;
+mod cursor;
 mod filter;
 mod xxph3;
 
+use std::borrow::Cow;
+use std::cell::{OnceCell, RefCell};
 use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 pub use build::{FastLocalBloomBuilder, LegacyBloomBuilder};
 pub use check::{FilterCheck, FilterReport, TableCheck};
@@ -38,12 +42,13 @@ use check::Prefix;
 pub use filter::FilterBits;
 pub use xxph3::hash64;
 
-use std::collections::BTreeSet;
-
-use crate::error::{Corruption, Field};
-use crate::table::{stored_block, varint64, BlockHandle, BlockIter, BlockKind, Compression};
+use crate::error::{Corruption, Field, Limit};
+use crate::table::{
+    stored_block, uncompressed_limit, varint64, BlockHandle, BlockKind, Compression,
+};
 use crate::Error;
-use blocks::{for_each_user_key, index_entries, uncompress};
+use blocks::{for_each_user_key, uncompress};
+use cursor::{Cursor, Layout};
 
 /// The magic number that ends a RocksDB block-based table with a
 /// format_version >= 1 footer.
@@ -139,33 +144,54 @@ pub struct Footer {
 impl Footer {
     /// Reads the footer at the end of `file`.
     pub fn read(file: &[u8]) -> Result<Footer, Error> {
-        let len = file.len();
-        if len < crate::table::FOOTER_LEN {
-            return Err(Error::TruncatedFooter { len: len as u64 });
+        Footer::read_end(file, file.len() as u64)
+    }
+
+    /// Reads the footer from `end`, the last bytes of a file of `file_len`
+    /// bytes (53 of them, or all of a shorter file), and checks that the
+    /// blocks it names lie inside the file: a file can be judged from its
+    /// end before it is read whole. LevelDB's magic reads as format_version 0.
+    pub fn read_end(end: &[u8], file_len: u64) -> Result<Footer, Error> {
+        let len = end.len();
+        if len < crate::table::FOOTER_LEN || file_len < len as u64 {
+            return Err(Error::TruncatedFooter { len: file_len });
         }
-        let magic = u64::from_le_bytes(file[len - 8..].try_into().expect("8 bytes"));
+        let magic = u64::from_le_bytes(end[len - 8..].try_into().expect("8 bytes"));
         let (checksum, handles, format_version) = match magic {
-            LEGACY_MAGIC => (ChecksumType::Crc32c, &file[len - 48..len - 8], 0),
-            ROCKSDB_MAGIC if len < 53 => return Err(Error::TruncatedFooter { len: len as u64 }),
+            LEGACY_MAGIC => (ChecksumType::Crc32c, &end[len - 48..len - 8], 0),
+            ROCKSDB_MAGIC if len < 53 => return Err(Error::TruncatedFooter { len: file_len }),
             ROCKSDB_MAGIC => {
-                let footer = &file[len - 53..];
+                let footer = &end[len - 53..];
                 let version = u32::from_le_bytes(footer[41..45].try_into().expect("4 bytes"));
-                let checksum = ChecksumType::from_byte(footer[0]).ok_or(Error::Unsupported {
-                    what: Field::ChecksumType,
-                    found: u64::from(footer[0]),
-                })?;
                 if !(1..=5).contains(&version) {
                     return Err(Error::Unsupported {
                         what: Field::FormatVersion,
                         found: u64::from(version),
                     });
                 }
+                let checksum = ChecksumType::from_byte(footer[0]).ok_or(Error::Unsupported {
+                    what: Field::ChecksumType,
+                    found: u64::from(footer[0]),
+                })?;
                 (checksum, &footer[1..41], version)
             }
             found => return Err(Error::BadMagic { found }),
         };
         let (metaindex, rest) = BlockHandle::decode(handles).ok_or(Error::BadFooterHandle)?;
         let (index, _) = BlockHandle::decode(rest).ok_or(Error::BadFooterHandle)?;
+        for (block, handle) in [(BlockKind::Metaindex, metaindex), (BlockKind::Index, index)] {
+            let end = handle
+                .offset
+                .checked_add(handle.size)
+                .and_then(|e| e.checked_add(crate::table::BLOCK_TRAILER_LEN));
+            if end.is_none_or(|end| end > file_len) {
+                return Err(Error::HandlePastEnd {
+                    block,
+                    handle,
+                    file_len,
+                });
+            }
+        }
         Ok(Footer {
             format_version,
             checksum,
@@ -190,64 +216,194 @@ pub enum SstFilter<'a> {
 }
 
 /// The index of a partitioned filter: a separator key and a partition per
-/// entry, in key order.
+/// entry, kept as the block RocksDB seeks (`GetFilterPartitionHandle`).
 #[derive(Clone, Debug)]
 pub struct Partitions<'a> {
-    /// (separator, partition) pairs.
-    pub entries: Vec<(Vec<u8>, BlockHandle)>,
+    index: Cow<'a, [u8]>,
+    layout: Layout,
     /// Whether separators are internal keys (user key and 8-byte tag).
-    pub internal_keys: bool,
-    /// Each entry's partition, read and checked once, when the table opens.
-    filters: Vec<Result<FilterBits<'a>, Error>>,
+    internal_keys: bool,
+    entries: usize,
+    /// Each distinct partition the entries name, read and checked once.
+    filters: BTreeMap<BlockHandle, Result<FilterBits<'a>, Error>>,
 }
 
 impl<'a> Partitions<'a> {
-    /// The partition RocksDB probes for `key`: the first whose separator is
-    /// >= the key (the last when none is), as `GetFilterPartitionHandle`.
+    /// Reads the partition index `index` (its block at `offset`) and each
+    /// distinct partition it names, within the bounds of a file of
+    /// `file.len()` bytes: the partitions checked add up to at most twice
+    /// the file (each counted as at least 64 bytes); past that, a partition
+    /// is not read (it rules nothing out).
+    fn read(
+        index: Cow<'a, [u8]>,
+        offset: u64,
+        layout: Layout,
+        internal_keys: bool,
+        read: impl Fn(BlockHandle) -> Result<FilterBits<'a>, Error>,
+        file_len: usize,
+    ) -> Result<Self, Error> {
+        let corrupt = |what| Error::CorruptBlock {
+            block: BlockKind::FilterIndex,
+            offset,
+            what,
+        };
+        let mut cursor = Cursor::new(&index, layout).map_err(corrupt)?;
+        let mut filters = BTreeMap::new();
+        let (mut entries, mut checked) = (0, 0u64);
+        let budget = (file_len as u64).saturating_mul(2);
+        let mut more = cursor.seek_to_first().map_err(corrupt)?;
+        while more {
+            let handle = cursor.handle().ok_or(corrupt(Corruption::NotAHandle))?;
+            entries += 1;
+            if let std::collections::btree_map::Entry::Vacant(entry) = filters.entry(handle) {
+                checked = checked.saturating_add(handle.size.saturating_add(5).max(64));
+                entry.insert(match checked <= budget {
+                    true => read(handle),
+                    false => Err(Error::LimitExceeded {
+                        block: BlockKind::FilterIndex,
+                        offset,
+                        what: Limit::FilterPartitions,
+                        found: checked,
+                        limit: budget,
+                    }),
+                });
+            }
+            more = cursor.advance().map_err(corrupt)?;
+        }
+        Ok(Partitions {
+            index,
+            layout,
+            internal_keys,
+            entries,
+            filters,
+        })
+    }
+
+    /// The entries: each partition's handle, in order.
+    pub fn len(&self) -> usize {
+        self.entries
+    }
+
+    /// Whether the index has no entry.
+    pub fn is_empty(&self) -> bool {
+        self.entries == 0
+    }
+
+    /// Whether separators are internal keys (user key and 8-byte tag).
+    pub fn internal_keys(&self) -> bool {
+        self.internal_keys
+    }
+
+    /// A cursor before the first entry (the block was walked when read).
+    fn cursor(&self) -> Cursor<'_> {
+        Cursor::new(&self.index, self.layout).unwrap_or_else(|_| {
+            // The block parsed when the table opened; it has not changed.
+            Cursor::new(&[0, 0, 0, 0], Layout::Plain).expect("an empty block")
+        })
+    }
+
+    /// Each entry's partition handle and its filter (or why it does not
+    /// read), in the index's order.
+    pub fn filters(&self) -> Vec<(BlockHandle, Result<&FilterBits<'a>, &Error>)> {
+        let mut out = Vec::with_capacity(self.entries);
+        let mut cursor = self.cursor();
+        let mut more = cursor.seek_to_first().unwrap_or(false);
+        while more {
+            if let Some(handle) = cursor.handle() {
+                out.push((handle, self.filter(handle)));
+            }
+            more = cursor.advance().unwrap_or(false);
+        }
+        out
+    }
+
+    /// A walk over the entries, from the first.
+    pub(crate) fn walk(&self) -> PartitionWalk<'_, 'a> {
+        let mut cursor = self.cursor();
+        let valid = cursor.seek_to_first().unwrap_or(false);
+        PartitionWalk {
+            partitions: self,
+            cursor,
+            valid,
+        }
+    }
+
+    /// The filter of the partition at `handle`, as read when the table opened.
+    fn filter(&self, handle: BlockHandle) -> Result<&FilterBits<'a>, &Error> {
+        match self.filters.get(&handle) {
+            Some(filter) => filter.as_ref(),
+            None => Err(&NOT_IN_INDEX),
+        }
+    }
+
+    /// The partition RocksDB probes for user key `key`: the first entry not
+    /// below the key by RocksDB's seek, else the last; `None` where the
+    /// index does not read there (the filter then rules nothing out).
     pub fn partition_for(&self, key: &[u8]) -> Option<BlockHandle> {
-        let (_, handle) = self.entries.get(self.entry_for(key)?)?;
-        Some(*handle)
-    }
-
-    /// The filter of entry `i`'s partition, or why it cannot be read.
-    pub fn partition(&self, i: usize) -> Option<Result<&FilterBits<'a>, &Error>> {
-        Some(self.filters.get(i)?.as_ref())
-    }
-
-    /// The index of the entry [`partition_for`](Self::partition_for) picks.
-    fn entry_for(&self, key: &[u8]) -> Option<usize> {
-        let at = (0..self.entries.len()).position(|i| self.holds(i, key));
-        at.or(self.entries.len().checked_sub(1))
-    }
-
-    /// Whether entry `i`'s separator is not below a lookup of `key`.
-    pub(crate) fn holds(&self, i: usize, key: &[u8]) -> bool {
-        not_below(&self.entries[i].0, key, self.internal_keys)
+        let mut cursor = self.cursor();
+        let internal = self.internal_keys;
+        let found = match cursor.seek(|separator| order_to_seek(separator, key, internal)) {
+            Ok(true) => true,
+            Ok(false) | Err(_) => cursor.seek_to_last().unwrap_or(false),
+        };
+        found.then(|| cursor.handle()).flatten()
     }
 
     /// Whether `probe` may be in the partition a lookup of `key` picks
     /// (the key itself, or its prefix: the partition is chosen by the key).
     fn may_match(&self, key: &[u8], probe: &[u8]) -> bool {
-        let Some(i) = self.entry_for(key) else {
+        let Some(handle) = self.partition_for(key) else {
             return true;
         };
-        if self.entries[i].1.size == 0 {
+        if handle.size == 0 {
             return false;
         }
         // A partition RocksDB cannot read rules nothing out.
-        self.filters[i]
-            .as_ref()
+        self.filter(handle)
             .map_or(true, |bits| bits.may_match(probe))
     }
 }
 
-/// Whether an index entry's key (`separator`, an internal key where
-/// `internal`) is not below the key RocksDB seeks for user key `key`.
-fn not_below(separator: &[u8], key: &[u8], internal: bool) -> bool {
+/// A walk over a partitioned filter's index, an entry at a time.
+pub(crate) struct PartitionWalk<'p, 'a> {
+    partitions: &'p Partitions<'a>,
+    cursor: Cursor<'p>,
+    valid: bool,
+}
+
+impl<'p, 'a> PartitionWalk<'p, 'a> {
+    /// The current entry's partition filter; `None` past the end.
+    pub(crate) fn filter(&self) -> Option<Result<&'p FilterBits<'a>, &'p Error>> {
+        let handle = self.cursor.handle().filter(|_| self.valid)?;
+        Some(self.partitions.filter(handle))
+    }
+
+    /// Whether the current entry's separator is not below a lookup of `key`.
+    pub(crate) fn holds(&self, key: &[u8]) -> bool {
+        let internal = self.partitions.internal_keys;
+        self.valid && order_to_seek(self.cursor.key(), key, internal) != Ordering::Less
+    }
+
+    /// Moves to the next entry.
+    pub(crate) fn advance(&mut self) {
+        self.valid = self.valid && self.cursor.advance().unwrap_or(false);
+    }
+}
+
+/// Why a handle has no filter: not one the index names.
+static NOT_IN_INDEX: Error = Error::CorruptBlock {
+    block: BlockKind::FilterIndex,
+    offset: 0,
+    what: Corruption::NotAHandle,
+};
+
+/// An index entry's key (`separator`, an internal key where `internal`)
+/// against the key RocksDB seeks for user key `key`.
+pub(crate) fn order_to_seek(separator: &[u8], key: &[u8], internal: bool) -> Ordering {
     if internal {
-        compare_internal_with_seek(separator, key) != Ordering::Less
+        compare_internal_with_seek(separator, key)
     } else {
-        separator >= key
+        separator.cmp(key)
     }
 }
 
@@ -264,17 +420,96 @@ fn compare_internal_with_seek(internal: &[u8], user: &[u8]) -> Ordering {
     ukey.cmp(user).then(seek_tag.cmp(&tag))
 }
 
+/// The properties RocksDB's reader acts on, read once when the table opens.
+#[derive(Clone, Debug, Default)]
+struct Props<'a> {
+    block: &'a [u8],
+    index_type: u32,
+    index_user_keys: bool,
+    index_delta: bool,
+    whole_key_filtering: bool,
+    prefix_extractor: Option<&'a [u8]>,
+}
+
+impl<'a> Props<'a> {
+    /// Walks the properties block, which must read to its end with keys in
+    /// strictly increasing order (`ReadTablePropertiesHelper`: else every
+    /// lookup fails with "properties unsorted").
+    fn read(block: &'a [u8], offset: u64) -> Result<Self, Error> {
+        let corrupt = |what| Error::CorruptBlock {
+            block: BlockKind::Properties,
+            offset,
+            what,
+        };
+        let mut props = Props {
+            block,
+            whole_key_filtering: true,
+            ..Props::default()
+        };
+        let mut cursor = Cursor::new(block, Layout::Plain).map_err(corrupt)?;
+        let mut last = Vec::new();
+        let mut more = cursor.seek_to_first().map_err(corrupt)?;
+        while more {
+            let (key, value) = (cursor.key(), cursor.value());
+            if !last.is_empty() && key <= &last[..] {
+                return Err(corrupt(Corruption::PropertiesUnsorted));
+            }
+            // `GetUint64Property`: a varint64, 0 where it does not parse.
+            let number = || varint64(value).map_or(0, |(n, _)| n);
+            match key {
+                b"rocksdb.block.based.table.index.type" => {
+                    // `DecodeFixed32` of the value, whatever its length.
+                    let mut fixed = [0; 4];
+                    let n = value.len().min(4);
+                    fixed[..n].copy_from_slice(&value[..n]);
+                    props.index_type = u32::from_le_bytes(fixed);
+                }
+                b"rocksdb.index.key.is.user.key" => props.index_user_keys = number() != 0,
+                b"rocksdb.index.value.is.delta.encoded" => props.index_delta = number() != 0,
+                b"rocksdb.block.based.table.whole.key.filtering" => {
+                    props.whole_key_filtering = value != b"0";
+                }
+                b"rocksdb.prefix.extractor.name" => props.prefix_extractor = Some(value),
+                _ => {}
+            }
+            last.clear();
+            last.extend_from_slice(key);
+            more = cursor.advance().map_err(corrupt)?;
+        }
+        Ok(props)
+    }
+}
+
 /// A RocksDB table file: footer, metaindex, properties and filter, checked.
 #[derive(Clone, Debug)]
 pub struct SstFile<'a> {
     file: &'a [u8],
     footer: Footer,
-    properties: Entries,
+    metaindex: &'a [u8],
+    props: Props<'a>,
+    /// The table's compression dictionary (`rocksdb.compression_dict`),
+    /// with which its Zlib, LZ4 and Zstd data blocks were compressed, or why
+    /// it does not read.
+    dictionary: Option<Result<&'a [u8], Error>>,
     filter_name: Option<String>,
     filter: Result<Option<SstFilter<'a>>, Error>,
-    /// The (top-level) index's entries and how the block was stored, read
-    /// once, when first needed.
-    index: std::cell::OnceCell<Result<(IndexEntries, Compression), Error>>,
+    /// The (top-level) index block, uncompressed, and how it was stored,
+    /// read once, when first needed.
+    index: OnceCell<Result<Stored<'a>, Error>>,
+    /// A two-level index's partitions, each read once however many lookups
+    /// need it; emptied when they would hold more than a block may
+    /// uncompress to.
+    partitions: RefCell<PartitionCache<'a>>,
+}
+
+/// A block's contents, uncompressed, and how it was stored.
+type Stored<'a> = (Cow<'a, [u8]>, Compression);
+
+/// Index partitions read by lookups, by handle, and the bytes they hold.
+#[derive(Clone, Debug, Default)]
+struct PartitionCache<'a> {
+    blocks: HashMap<BlockHandle, Cow<'a, [u8]>>,
+    bytes: usize,
 }
 
 impl<'a> SstFile<'a> {
@@ -283,65 +518,77 @@ impl<'a> SstFile<'a> {
     /// kept: RocksDB then reads without it).
     pub fn open(file: &'a [u8]) -> Result<SstFile<'a>, Error> {
         let footer = Footer::read(file)?;
-        let meta = read_block(
+        let metaindex = read_block(
             file,
             footer.checksum,
             BlockKind::Metaindex,
             footer.metaindex,
         )?;
-        let metaindex = entries(meta, BlockKind::Metaindex, footer.metaindex.offset)?;
-        let handle_of = |name: &[u8]| {
-            let (_, value) = metaindex.iter().find(|(key, _)| key == name)?;
-            Some(BlockHandle::decode(value).map(|(h, _)| h))
+        let meta_error = |what| Error::CorruptBlock {
+            block: BlockKind::Metaindex,
+            offset: footer.metaindex.offset,
+            what,
         };
-        let mut properties = Vec::new();
-        for name in [&b"rocksdb.properties"[..], b"rocksdb.stats"] {
-            if let Some(handle) = handle_of(name) {
-                let handle = handle.ok_or(Error::CorruptBlock {
-                    block: BlockKind::Metaindex,
-                    offset: footer.metaindex.offset,
-                    what: Corruption::PropertiesNotAHandle,
-                })?;
-                let block = read_block(file, footer.checksum, BlockKind::Properties, handle)?;
-                properties = entries(block, BlockKind::Properties, handle.offset)?;
-                break;
-            }
+        // Every entry must read, as RocksDB's open walks them.
+        let mut walk = Cursor::new(metaindex, Layout::Plain).map_err(meta_error)?;
+        let mut more = walk.seek_to_first().map_err(meta_error)?;
+        while more {
+            more = walk.advance().map_err(meta_error)?;
+        }
+        let find = |name: &[u8]| find_meta(metaindex, name);
+        let mut props = Props {
+            whole_key_filtering: true,
+            ..Props::default()
+        };
+        // `SeekToPropertiesBlock`: the current name, then the old one.
+        if let Some(value) = find(b"rocksdb.properties").or_else(|| find(b"rocksdb.stats")) {
+            let (handle, _) =
+                BlockHandle::decode(value).ok_or(meta_error(Corruption::PropertiesNotAHandle))?;
+            let block = read_block(file, footer.checksum, BlockKind::Properties, handle)?;
+            props = Props::read(block, handle.offset)?;
         }
         let mut sst = SstFile {
             file,
             footer,
-            properties,
+            metaindex,
+            props,
+            dictionary: find(b"rocksdb.compression_dict").map(|value| {
+                let (handle, _) =
+                    BlockHandle::decode(value).ok_or(meta_error(Corruption::NotAHandle))?;
+                read_block(file, footer.checksum, BlockKind::Dictionary, handle)
+            }),
             filter_name: None,
             filter: Ok(None),
-            index: std::cell::OnceCell::new(),
+            index: OnceCell::new(),
+            partitions: RefCell::default(),
         };
+        // `PrefetchIndexAndFilterBlocks`: for each prefix, the first entry
+        // the seek finds, if it names a builtin filter by a handle that
+        // decodes; else the next prefix.
         for prefix in ["fullfilter.", "partitionedfilter.", "filter."] {
-            let found = metaindex.iter().find(|(key, _)| {
-                key.strip_prefix(prefix.as_bytes())
-                    .is_some_and(|name| BUILTIN_NAMES.iter().any(|b| b.as_bytes() == name))
-            });
-            let Some((key, value)) = found else { continue };
-            sst.filter_name = Some(String::from_utf8_lossy(key).into_owned());
-            sst.filter = sst.read_filter(file, prefix, value);
+            let mut cursor = Cursor::new(metaindex, Layout::Plain).map_err(meta_error)?;
+            if cursor.seek(|key| key.cmp(prefix.as_bytes())) != Ok(true) {
+                continue;
+            }
+            let Some(name) = cursor.key().strip_prefix(prefix.as_bytes()) else {
+                continue;
+            };
+            if !BUILTIN_NAMES.iter().any(|b| b.as_bytes() == name) {
+                continue;
+            }
+            let Some((handle, _)) = BlockHandle::decode(cursor.value()) else {
+                continue;
+            };
+            sst.filter_name = Some(String::from_utf8_lossy(cursor.key()).into_owned());
+            sst.filter = sst.read_filter(prefix, handle).map(Some);
             break;
         }
         Ok(sst)
     }
 
-    fn read_filter(
-        &self,
-        file: &'a [u8],
-        prefix: &str,
-        value: &[u8],
-    ) -> Result<Option<SstFilter<'a>>, Error> {
-        let corrupt = Error::CorruptBlock {
-            block: BlockKind::Metaindex,
-            offset: self.footer.metaindex.offset,
-            what: Corruption::FilterEntryNotAHandle,
-        };
-        let (handle, _) = BlockHandle::decode(value).ok_or(corrupt)?;
-        let checksum = self.footer.checksum;
-        Ok(Some(match prefix {
+    fn read_filter(&self, prefix: &str, handle: BlockHandle) -> Result<SstFilter<'a>, Error> {
+        let (file, checksum) = (self.file, self.footer.checksum);
+        Ok(match prefix {
             "fullfilter." => SstFilter::Full(FilterBits::parse(read_block(
                 file,
                 checksum,
@@ -349,29 +596,27 @@ impl<'a> SstFile<'a> {
                 handle,
             )?)),
             "partitionedfilter." => {
-                let block = read_block(file, checksum, BlockKind::FilterIndex, handle)?;
-                let delta = self.property_number("rocksdb.index.value.is.delta.encoded") == Some(1);
-                let entries = index_entries(block, delta).ok_or(Error::CorruptBlock {
-                    block: BlockKind::FilterIndex,
-                    offset: handle.offset,
-                    what: Corruption::MalformedEntry,
-                })?;
-                let internal_keys =
-                    self.property_number("rocksdb.index.key.is.user.key") != Some(1);
-                let filters = entries
-                    .iter()
-                    .map(|&(_, handle)| {
-                        read_block(file, checksum, BlockKind::Filter, handle).map(FilterBits::parse)
-                    })
-                    .collect();
-                SstFilter::Partitioned(Partitions {
-                    entries,
-                    internal_keys,
-                    filters,
-                })
+                // The partition index is an index block, read as RocksDB
+                // reads one: uncompressed where it was stored compressed.
+                let (index, _) = self.block(BlockKind::FilterIndex, handle)?;
+                let layout = Layout::Index {
+                    delta: self.props.index_delta,
+                    first_key: false,
+                };
+                let read = |handle| {
+                    read_block(file, checksum, BlockKind::Filter, handle).map(FilterBits::parse)
+                };
+                SstFilter::Partitioned(Partitions::read(
+                    index,
+                    handle.offset,
+                    layout,
+                    !self.props.index_user_keys,
+                    read,
+                    file.len(),
+                )?)
             }
             _ => SstFilter::BlockBased,
-        }))
+        })
     }
 
     /// The footer.
@@ -379,23 +624,28 @@ impl<'a> SstFile<'a> {
         &self.footer
     }
 
-    /// The properties block's entries, in order.
-    pub fn properties(&self) -> &[(Vec<u8>, Vec<u8>)] {
-        &self.properties
-    }
-
-    /// A property's raw value.
-    pub fn property(&self, name: &str) -> Option<&[u8]> {
-        let (_, value) = self
-            .properties
-            .iter()
-            .find(|(key, _)| key == name.as_bytes())?;
-        Some(value)
+    /// A property's raw value (the first entry of that name).
+    pub fn property(&self, name: &str) -> Option<&'a [u8]> {
+        let mut cursor = Cursor::new(self.props.block, Layout::Plain).ok()?;
+        let mut more = cursor.seek_to_first().ok()?;
+        while more {
+            if cursor.key() == name.as_bytes() {
+                return Some(cursor.value());
+            }
+            more = cursor.advance().ok()?;
+        }
+        None
     }
 
     /// A numeric property (a varint64).
     pub fn property_number(&self, name: &str) -> Option<u64> {
         varint64(self.property(name)?).map(|(n, _)| n)
+    }
+
+    /// Whether the metaindex names a block `name`, found as RocksDB's
+    /// `FindMetaBlock` finds it.
+    pub fn has_meta_block(&self, name: &str) -> bool {
+        find_meta(self.metaindex, name.as_bytes()).is_some()
     }
 
     /// The metaindex key of the filter RocksDB reads (`fullfilter.<name>`, ...).
@@ -411,14 +661,14 @@ impl<'a> SstFile<'a> {
     /// Whether the table's filter holds whole keys (the property
     /// `rocksdb.block.based.table.whole.key.filtering`, on unless it says 0).
     pub fn whole_key_filtering(&self) -> bool {
-        self.property("rocksdb.block.based.table.whole.key.filtering") != Some(b"0")
+        self.props.whole_key_filtering
     }
 
     /// The prefix extractor the table was written with (its property
     /// `rocksdb.prefix.extractor.name`), if any: then the filter holds the
     /// keys' prefixes too.
     pub fn prefix_extractor(&self) -> Option<&str> {
-        let name = std::str::from_utf8(self.property("rocksdb.prefix.extractor.name")?).ok()?;
+        let name = std::str::from_utf8(self.props.prefix_extractor?).ok()?;
         (name != "nullptr" && !name.is_empty()).then_some(name)
     }
 
@@ -426,28 +676,16 @@ impl<'a> SstFile<'a> {
     /// a fixed32): 0 binary search, 1 hash search, 2 two-level, 3 binary
     /// search with first keys.
     pub fn index_type(&self) -> u32 {
-        self.property("rocksdb.block.based.table.index.type")
-            .and_then(|v| Some(u32::from_le_bytes(v.try_into().ok()?)))
-            .unwrap_or(0)
+        self.props.index_type
     }
 
-    /// An index block's entries (the index, or a partition of a two-level
-    /// index), uncompressed and checked.
-    fn index_block(&self, handle: BlockHandle) -> Result<(IndexEntries, Compression), Error> {
-        let (contents, compression) = self.block(BlockKind::Index, handle)?;
-        if self.index_type() == 3 {
-            return Err(Error::Unsupported {
-                what: Field::IndexType,
-                found: 3,
-            });
+    /// How the index's entries are laid out: delta-encoded values by the
+    /// property, first keys with index type 3.
+    fn index_layout(&self) -> Layout {
+        Layout::Index {
+            delta: self.props.index_delta,
+            first_key: self.index_type() == 3,
         }
-        let delta = self.property_number("rocksdb.index.value.is.delta.encoded") == Some(1);
-        let entries = index_entries(&contents, delta).ok_or(Error::CorruptBlock {
-            block: BlockKind::Index,
-            offset: handle.offset,
-            what: Corruption::MalformedIndexEntry,
-        })?;
-        Ok((entries, compression))
     }
 
     /// A data or index block's contents, its checksum checked, uncompressed.
@@ -455,96 +693,184 @@ impl<'a> SstFile<'a> {
         &self,
         kind: BlockKind,
         handle: BlockHandle,
-    ) -> Result<(std::borrow::Cow<'a, [u8]>, Compression), Error> {
+    ) -> Result<(Cow<'a, [u8]>, Compression), Error> {
         let (contents, type_byte) = checked_block(self.file, self.footer.checksum, kind, handle)?;
+        let dict = match (&self.dictionary, kind) {
+            (Some(dict), BlockKind::Data) if type_byte != 0 => {
+                dict.as_ref().map_err(Clone::clone)?
+            }
+            _ => &[][..],
+        };
         let (compression, contents) = uncompress(
             self.file.len(),
             kind,
             handle,
             contents,
-            type_byte,
-            self.footer.format_version,
+            (type_byte, self.footer.format_version),
+            dict,
         )?;
         Ok((contents, compression))
     }
 
-    /// The index block's (the top level's, for a two-level index) entries
-    /// and compression, read on the first call and kept.
-    fn top_index(&self) -> Result<&(IndexEntries, Compression), Error> {
-        self.index
-            .get_or_init(|| self.index_block(self.footer.index))
+    /// The index block (the top level's, for a two-level index), read on
+    /// the first call and kept.
+    fn top_index(&self) -> Result<(&[u8], Compression), Error> {
+        if !(0..=3).contains(&self.index_type()) {
+            return Err(Error::Unsupported {
+                what: Field::IndexType,
+                found: u64::from(self.index_type()),
+            });
+        }
+        let (block, compression) = self
+            .index
+            .get_or_init(|| self.block(BlockKind::Index, self.footer.index))
             .as_ref()
-            .map_err(Clone::clone)
+            .map_err(Clone::clone)?;
+        Ok((block, *compression))
     }
 
-    /// Whether index keys are user keys (the property
-    /// `rocksdb.index.key.is.user.key`), else internal keys.
-    fn index_keys_are_user_keys(&self) -> bool {
-        self.property_number("rocksdb.index.key.is.user.key") == Some(1)
+    /// A cursor over an index block at `offset`, and the error for what it meets.
+    fn index_cursor<'b>(
+        &self,
+        block: &'b [u8],
+        offset: u64,
+    ) -> Result<(Cursor<'b>, impl Fn(Corruption) -> Error), Error> {
+        let corrupt = move |what| Error::CorruptBlock {
+            block: BlockKind::Index,
+            offset,
+            what,
+        };
+        let cursor = Cursor::new(block, self.index_layout()).map_err(corrupt)?;
+        Ok((cursor, corrupt))
     }
 
-    /// The data blocks' handles in order, from the index (both levels of a
-    /// two-level index), and the compressions of the index blocks read.
-    fn data_blocks(&self) -> Result<(Vec<BlockHandle>, BTreeSet<Compression>), Error> {
+    /// Whether index keys are internal keys (the property
+    /// `rocksdb.index.key.is.user.key` 0 or absent), else user keys.
+    fn index_keys_are_internal(&self) -> bool {
+        !self.props.index_user_keys
+    }
+
+    /// Calls `each` with every data block's handle, in the index's order
+    /// (both levels of a two-level index), which must be the file's: each
+    /// block after the one before, as RocksDB writes them, so that no block
+    /// is read twice. Returns the compressions of the index blocks read.
+    fn for_each_data_block(
+        &self,
+        mut each: impl FnMut(BlockHandle) -> Result<(), Error>,
+    ) -> Result<BTreeSet<Compression>, Error> {
         let (top, compression) = self.top_index()?;
-        let mut compressions = BTreeSet::from([*compression]);
-        if self.index_type() != 2 {
-            return Ok((top.iter().map(|&(_, h)| h).collect(), compressions));
+        let mut compressions = BTreeSet::from([compression]);
+        let (mut cursor, corrupt) = self.index_cursor(top, self.footer.index.offset)?;
+        let two_level = self.index_type() == 2;
+        let (mut data_end, mut partition_end) = (0, 0);
+        let mut more = cursor.seek_to_first().map_err(&corrupt)?;
+        while more {
+            let handle = cursor.handle().ok_or(corrupt(Corruption::NotAHandle))?;
+            if !two_level {
+                after(&mut data_end, handle, &corrupt)?;
+                each(handle)?;
+            } else {
+                after(&mut partition_end, handle, &corrupt)?;
+                let (partition, compression) = self.block(BlockKind::Index, handle)?;
+                compressions.insert(compression);
+                let (mut entries, corrupt) = self.index_cursor(&partition, handle.offset)?;
+                let mut more = entries.seek_to_first().map_err(&corrupt)?;
+                while more {
+                    let handle = entries.handle().ok_or(corrupt(Corruption::NotAHandle))?;
+                    after(&mut data_end, handle, &corrupt)?;
+                    each(handle)?;
+                    more = entries.advance().map_err(&corrupt)?;
+                }
+            }
+            more = cursor.advance().map_err(&corrupt)?;
         }
-        let mut blocks = Vec::new();
-        for &(_, partition) in top {
-            let (entries, compression) = self.index_block(partition)?;
-            compressions.insert(compression);
-            blocks.extend(entries.into_iter().map(|(_, h)| h));
-        }
-        Ok((blocks, compressions))
+        Ok(compressions)
     }
 
     /// Walks every key of the table, data block by data block, calling
     /// `each` with the user key (internal keys without their 8-byte tag)
-    /// and the offset of its data block.
+    /// and the offset of its data block. Each block is read once: an index
+    /// that names blocks out of the file's order is an error.
     pub fn for_each_key(&self, mut each: impl FnMut(&[u8], u64)) -> Result<KeyWalk, Error> {
-        let (blocks, mut compressions) = self.data_blocks()?;
-        let mut walk = KeyWalk {
-            data_blocks: blocks.len() as u64,
-            ..KeyWalk::default()
-        };
-        for handle in blocks {
+        let mut walk = KeyWalk::default();
+        let mut compressions = BTreeSet::new();
+        let index_compressions = self.for_each_data_block(|handle| {
             let (contents, compression) = self.block(BlockKind::Data, handle)?;
             compressions.insert(compression);
+            walk.data_blocks += 1;
             walk.keys += for_each_user_key(&contents, handle, |key| each(key, handle.offset))?;
-        }
+            Ok(())
+        })?;
+        compressions.extend(index_compressions);
         walk.compressions = compressions.into_iter().collect();
         Ok(walk)
     }
 
     /// The data block RocksDB's index points a lookup of user key `key` to
-    /// (the first entry whose key is not less than the key), or `None` past
-    /// the last key. The index is read once per table; a
-    /// two-level index's partition, on each lookup.
+    /// (the entry its seek finds), or `None` past the last key. The index
+    /// is read once per table, and each partition of a two-level index once
+    /// however many lookups need it.
     pub fn data_block_for(&self, key: &[u8]) -> Result<Option<BlockHandle>, Error> {
-        let internal = !self.index_keys_are_user_keys();
-        let seek = |entries: &[(Vec<u8>, BlockHandle)]| {
-            let mut entries = entries.iter();
-            let found = entries.find(|(separator, _)| not_below(separator, key, internal));
-            found.map(|&(_, handle)| handle)
-        };
+        let internal = self.index_keys_are_internal();
+        let order = |separator: &[u8]| order_to_seek(separator, key, internal);
         let (top, _) = self.top_index()?;
-        let Some(found) = seek(top) else {
+        let (mut cursor, corrupt) = self.index_cursor(top, self.footer.index.offset)?;
+        if !cursor.seek(order).map_err(&corrupt)? {
             return Ok(None);
-        };
-        if self.index_type() != 2 {
-            return Ok(Some(found));
         }
-        let (entries, _) = self.index_block(found)?;
-        Ok(seek(&entries))
+        if self.index_type() != 2 {
+            return Ok(cursor.handle());
+        }
+        // `PartitionedIndexIterator`: seek the partition; where the key is
+        // past its last entry, the first entry of the next partition.
+        let mut first = true;
+        loop {
+            let partition = cursor.handle().ok_or(corrupt(Corruption::NotAHandle))?;
+            let found = self.with_index_partition(partition, |block| {
+                let (mut entries, corrupt) = self.index_cursor(block, partition.offset)?;
+                let found = match first {
+                    true => entries.seek(order),
+                    false => entries.seek_to_first(),
+                };
+                Ok(found.map_err(corrupt)?.then(|| entries.handle()).flatten())
+            })?;
+            if found.is_some() {
+                return Ok(found);
+            }
+            first = false;
+            if !cursor.advance().map_err(&corrupt)? {
+                return Ok(None);
+            }
+        }
+    }
+
+    /// Runs `f` on the index partition at `handle`, read (and kept) on its
+    /// first use.
+    fn with_index_partition<R>(
+        &self,
+        handle: BlockHandle,
+        f: impl FnOnce(&[u8]) -> Result<R, Error>,
+    ) -> Result<R, Error> {
+        if let Some(block) = self.partitions.borrow().blocks.get(&handle) {
+            return f(block);
+        }
+        let (block, _) = self.block(BlockKind::Index, handle)?;
+        let result = f(&block);
+        let mut cache = self.partitions.borrow_mut();
+        let cost = block.len().max(64);
+        if cache.bytes.saturating_add(cost) > uncompressed_limit(self.file.len()) {
+            *cache = PartitionCache::default();
+        }
+        cache.bytes += cost;
+        cache.blocks.insert(handle, block);
+        result
     }
 
     /// Whether RocksDB's `Get` of user key `key` may find it in this table,
     /// judging by the filter alone (`false`: the filter rules it out). A
     /// table that filters prefixes alone is probed with the key's prefix,
-    /// by the table's fixed or capped prefix extractor (any other answers
-    /// "may match").
+    /// by the table's fixed, capped or no-op prefix extractor (any other
+    /// answers "may match").
     pub fn key_may_match(&self, key: &[u8]) -> bool {
         // Without whole keys in the filter, RocksDB probes the key's prefix
         // (with the table's own extractor, where the key is in its domain).
@@ -561,6 +887,31 @@ impl<'a> SstFile<'a> {
             _ => true,
         }
     }
+}
+
+/// Requires `handle` to start at or after `end`, then moves `end` past it
+/// and its trailer.
+fn after(
+    end: &mut u64,
+    handle: BlockHandle,
+    corrupt: impl Fn(Corruption) -> Error,
+) -> Result<(), Error> {
+    if handle.offset < *end {
+        return Err(corrupt(Corruption::HandlesOutOfOrder));
+    }
+    *end = handle
+        .offset
+        .saturating_add(handle.size)
+        .saturating_add(crate::table::BLOCK_TRAILER_LEN);
+    Ok(())
+}
+
+/// The value of the metaindex entry `name`, as RocksDB's `FindMetaBlock`
+/// finds it: the entry its seek lands on, if its key is `name`.
+fn find_meta<'b>(metaindex: &'b [u8], name: &[u8]) -> Option<&'b [u8]> {
+    let mut cursor = Cursor::new(metaindex, Layout::Plain).ok()?;
+    let found = cursor.seek(|key| key.cmp(name)).ok()?;
+    (found && cursor.key() == name).then(|| cursor.value())
 }
 
 /// A block's contents, its trailer checked; meta and filter blocks are never
@@ -614,29 +965,4 @@ pub struct KeyWalk {
     pub keys: u64,
     /// The compressions of the data and index blocks, in order.
     pub compressions: Vec<Compression>,
-}
-
-/// An index block's (separator key, block handle) pairs, in order.
-type IndexEntries = Vec<(Vec<u8>, BlockHandle)>;
-
-/// A block's entries: (key, value) pairs in order.
-type Entries = Vec<(Vec<u8>, Vec<u8>)>;
-
-/// Every entry of a metaindex or properties block.
-fn entries(block: &[u8], kind: BlockKind, offset: u64) -> Result<Entries, Error> {
-    let mut iter = BlockIter::with_budget(block, block.len() as u64);
-    iter.seek_to_first();
-    let mut out = Vec::new();
-    while iter.valid() {
-        out.push((iter.key().to_vec(), iter.value().to_vec()));
-        iter.advance();
-    }
-    match iter.error() {
-        Some(what) => Err(Error::CorruptBlock {
-            block: kind,
-            offset,
-            what,
-        }),
-        None => Ok(out),
-    }
 }

@@ -14,9 +14,17 @@ pub fn ldbfilter<S: AsRef<OsStr>>(args: &[S], stdin: &str) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // The tool may exit before reading all of stdin; a broken pipe is fine then.
-    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
-    child.wait_with_output().unwrap()
+    // Written from a thread: the tool may answer as it reads, and fill its
+    // stdout before it has read all of stdin. It may also exit before
+    // reading all of stdin; a broken pipe is fine then.
+    let mut input = child.stdin.take().unwrap();
+    let stdin = stdin.to_owned();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(stdin.as_bytes());
+    });
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    output
 }
 
 /// Asserts a failure: exit 1, nothing on stdout, one line on stderr that is

@@ -4,9 +4,10 @@
 //! before they are read whole.
 
 use std::fs::File;
-use std::io::{self, Read, Seek, SeekFrom};
+use std::io::{self, BufRead, Read, Seek, SeekFrom};
 use std::path::Path;
 
+use leveldb_filter::rocksdb::Footer;
 use leveldb_filter::Error;
 
 use crate::{shown, Failure};
@@ -75,6 +76,89 @@ impl Source<'_> {
             let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count();
             self.line_error(line, "not UTF-8 text".into())
         })
+    }
+}
+
+/// Hex keys a line at a time from stdin or a file, streamed: memory for one
+/// line (at most [`MAX_TEXT`] bytes), whatever the input's length.
+pub struct KeyLines<'p> {
+    source: Source<'p>,
+    reader: io::BufReader<Box<dyn Read + 'p>>,
+    line: String,
+    number: usize,
+}
+
+impl<'p> KeyLines<'p> {
+    /// The keys of `source`. A regular file is read through once first, so
+    /// that a line that is not hex is said before any answer is written;
+    /// stdin, a pipe or a FIFO is read once, as its lines come.
+    pub fn open(source: Source<'p>) -> Result<Self, Failure> {
+        let open = || -> Result<Self, Failure> {
+            let input: Box<dyn Read + 'p> = match source {
+                Source::Stdin => Box::new(io::stdin()),
+                Source::File(path) => Box::new(File::open(path).map_err(|e| Failure::File {
+                    path: path.to_owned(),
+                    what: e.to_string(),
+                })?),
+            };
+            Ok(KeyLines {
+                source,
+                reader: io::BufReader::with_capacity(1 << 16, input),
+                line: String::new(),
+                number: 0,
+            })
+        };
+        if let Source::File(path) = source {
+            if std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+                let mut check = open()?;
+                while check.next_key(|| Ok(()))?.is_some() {}
+            }
+        }
+        open()
+    }
+
+    /// The next line and its key; `None` at the end. `waiting` is called
+    /// before a read that may block (to flush the answers so far).
+    pub fn next_key(
+        &mut self,
+        waiting: impl FnOnce() -> Result<(), Failure>,
+    ) -> Result<Option<(&str, Vec<u8>)>, Failure> {
+        if self.reader.buffer().is_empty() {
+            waiting()?;
+        }
+        self.line.clear();
+        let read = self
+            .reader
+            .by_ref()
+            .take(MAX_TEXT + 1)
+            .read_line(&mut self.line);
+        let index = self.number;
+        self.number += 1;
+        match read {
+            Ok(0) => return Ok(None),
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::InvalidData => {
+                return Err(self.source.line_error(index, "not UTF-8 text".into()))
+            }
+            Err(e) => {
+                return Err(match self.source {
+                    Source::Stdin => Failure::Io("reading stdin".into(), e),
+                    Source::File(path) => Failure::File {
+                        path: path.to_owned(),
+                        what: e.to_string(),
+                    },
+                })
+            }
+        }
+        if self.line.len() as u64 > MAX_TEXT {
+            return Err(self
+                .source
+                .line_error(index, format!("a line longer than {} MiB", MAX_TEXT >> 20)));
+        }
+        let text = self.line.strip_suffix('\n').unwrap_or(&self.line);
+        let text = text.strip_suffix('\r').unwrap_or(text);
+        let key = parse_hex(text).map_err(|what| self.source.line_error(index, what))?;
+        Ok(Some((text, key)))
     }
 }
 
@@ -159,8 +243,9 @@ pub fn read_hex_file(path: &Path) -> Result<Vec<u8>, Failure> {
 
 /// A table file, read whole once its footer looks like a table's: a regular
 /// file (not a directory, device or FIFO, which could block or never end),
-/// whose last 8 bytes are one of `magics`. A file that is not a table is
-/// refused from its last bytes, without reading the rest.
+/// whose last 8 bytes are one of `magics` and whose footer reads and names
+/// blocks inside the file. A file that is not a table is refused from its
+/// last bytes, without reading the rest.
 pub fn read_table_file(path: &Path, magics: &[u64], footer_len: u64) -> Result<Vec<u8>, Failure> {
     let file_error = |what: String| Failure::File {
         path: path.to_owned(),
@@ -183,14 +268,18 @@ pub fn read_table_file(path: &Path, magics: &[u64], footer_len: u64) -> Result<V
     if len < footer_len {
         return Err(file_error(Error::TruncatedFooter { len }.to_string()));
     }
-    let mut magic = [0u8; 8];
-    file.seek(SeekFrom::Start(len - 8))
-        .and_then(|_| file.read_exact(&mut magic))
+    // The footer judged from the file's last bytes: its magic, its
+    // format_version and checksum type, and the blocks it names inside the
+    // file, before the file is read.
+    let mut end = vec![0u8; len.min(53) as usize];
+    file.seek(SeekFrom::Start(len - end.len() as u64))
+        .and_then(|_| file.read_exact(&mut end))
         .map_err(io_error)?;
-    let found = u64::from_le_bytes(magic);
+    let found = u64::from_le_bytes(end[end.len() - 8..].try_into().expect("8 bytes"));
     if !magics.contains(&found) {
         return Err(file_error(Error::BadMagic { found }.to_string()));
     }
+    Footer::read_end(&end, len).map_err(|e| file_error(e.to_string()))?;
     let size = usize::try_from(len).map_err(|_| file_error("too large to read".into()))?;
     let mut bytes = Vec::new();
     bytes

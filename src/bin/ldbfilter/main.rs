@@ -142,12 +142,27 @@ impl fmt::Display for Failure {
     }
 }
 
-/// Text from a file (or a path) made safe to print on one line: control
-/// characters, backslashes and the Unicode line and paragraph separators
-/// become `\u{..}` escapes (a backslash `\\`), so no byte read from a file
-/// can end a line of output or forge one.
+/// Characters no text from a file is printed with as they are: control
+/// characters (C0, DEL and C1, U+0085 NEL among them), the Unicode line and
+/// paragraph separators (line breaks to some readers), and the bidirectional
+/// controls (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069),
+/// which can make a line read in another order than its bytes.
+fn unprintable(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{2028}' | '\u{2029}' | '\u{061c}' | '\u{200e}' | '\u{200f}'
+        )
+        || ('\u{202a}'..='\u{202e}').contains(&c)
+        || ('\u{2066}'..='\u{2069}').contains(&c)
+}
+
+/// Text from a file (or a path) made safe to print on one line: the
+/// [`unprintable`] characters and backslashes become `\u{..}` escapes (a
+/// backslash `\\`), so no byte read from a file can end a line of output,
+/// forge one, or reorder it.
 pub(crate) fn escaped(text: &str) -> std::borrow::Cow<'_, str> {
-    let unsafe_char = |c: char| c.is_control() || c == '\\' || c == '\u{2028}' || c == '\u{2029}';
+    let unsafe_char = |c: char| unprintable(c) || c == '\\';
     if !text.contains(unsafe_char) {
         return text.into();
     }
@@ -162,15 +177,24 @@ pub(crate) fn escaped(text: &str) -> std::borrow::Cow<'_, str> {
     s.into()
 }
 
-/// `value` as one line of JSON: serde_json escapes control characters; the
-/// Unicode line and paragraph separators, which it leaves (valid JSON, but
-/// line breaks to some readers), are escaped too, so that no byte read from
-/// a file can start a line of output.
+/// `value` as one line of JSON: serde_json escapes the C0 controls; the
+/// other [`unprintable`] characters, which it leaves (valid JSON, but line
+/// breaks to some readers, such as Python's `str.splitlines` for U+0085),
+/// are escaped too, so that no byte read from a file can start a line of
+/// output or reorder one.
 pub(crate) fn one_line_json(value: &impl serde::Serialize) -> io::Result<String> {
     let json = serde_json::to_string(value).map_err(io::Error::other)?;
-    Ok(json
-        .replace('\u{2028}', "\\u2028")
-        .replace('\u{2029}', "\\u2029"))
+    if !json.contains(unprintable) {
+        return Ok(json);
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        match c {
+            c if unprintable(c) => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    Ok(out)
 }
 
 /// A path as printed: escaped as [`escaped`] does, and each byte that is not
@@ -478,6 +502,18 @@ mod tests {
         assert_eq!(line, r#""a\u2028b\u2029c\nd""#);
         let back: String = serde_json::from_str(&line).unwrap();
         assert_eq!(back, "a\u{2028}b\u{2029}c\nd");
+    }
+
+    /// NEL (which Python's `str.splitlines` splits on) and the bidi
+    /// controls are escaped in JSON and in text, and read back unchanged.
+    #[test]
+    fn nel_and_bidi_controls_are_escaped() {
+        let name = "a\u{85}b\u{202e}c\u{2066}d\u{200f}e";
+        let line = super::one_line_json(&name).unwrap();
+        assert_eq!(line, r#""a\u0085b\u202ec\u2066d\u200fe""#);
+        let back: String = serde_json::from_str(&line).unwrap();
+        assert_eq!(back, name);
+        assert_eq!(super::escaped(name), r"a\u{85}b\u{202e}c\u{2066}d\u{200f}e");
     }
 
     #[test]

@@ -44,9 +44,10 @@ fn filter_kind(sst: &SstFile<'_>) -> &'static str {
 fn filters<'s>(sst: &'s SstFile<'_>) -> Vec<Result<&'s FilterBits<'s>, String>> {
     match sst.filter() {
         Ok(Some(SstFilter::Full(bits))) => vec![Ok(bits)],
-        Ok(Some(SstFilter::Partitioned(partitions))) => (0..partitions.entries.len())
-            .filter_map(|i| partitions.partition(i))
-            .map(|p| p.map_err(ToString::to_string))
+        Ok(Some(SstFilter::Partitioned(partitions))) => partitions
+            .filters()
+            .into_iter()
+            .map(|(_, p)| p.map_err(ToString::to_string))
             .collect(),
         Ok(_) => Vec::new(),
         Err(e) => vec![Err(e.to_string())],
@@ -249,25 +250,26 @@ pub fn inspect(path: &Path, bytes: &[u8], json: bool, out: &mut dyn Write) -> Re
     write(out).map_err(|e| Failure::Io("writing stdout".into(), e))
 }
 
-/// `KEYHEX OFFSET may-match|absent` for each key: the data block RocksDB's
-/// index points the key to and whether the filter lets `Get` read it; `KEYHEX
-/// - past-last-key` past the last key, where the table cannot hold it.
-pub fn probe(path: &Path, bytes: &[u8], keys: &[&str]) -> Result<String, Failure> {
-    let sst = SstFile::open(bytes).map_err(table_error(path))?;
-    let mut out = String::new();
-    for text in keys {
-        let key = crate::input::parse_hex(text).unwrap_or_default();
-        let block = sst.data_block_for(&key).map_err(table_error(path))?;
-        let (offset, answer) = match block {
-            None => ("-".to_string(), PAST_LAST_KEY),
-            Some(handle) => (
-                handle.offset.to_string(),
-                answer_word(sst.key_may_match(&key)),
-            ),
-        };
-        out.push_str(&format!("{text} {offset} {answer}\n"));
-    }
-    Ok(out)
+/// The table `probe` answers for.
+pub fn open_for_probes<'a>(path: &Path, bytes: &'a [u8]) -> Result<SstFile<'a>, Failure> {
+    SstFile::open(bytes).map_err(table_error(path))
+}
+
+/// A key's `OFFSET may-match|absent`: the data block RocksDB's index points
+/// the key to and whether the filter lets `Get` read it; `- past-last-key`
+/// past the last key, where the table cannot hold it.
+pub fn answer(
+    path: &Path,
+    sst: &SstFile<'_>,
+    key: &[u8],
+) -> Result<(String, &'static str), Failure> {
+    Ok(match sst.data_block_for(key).map_err(table_error(path))? {
+        None => ("-".to_string(), PAST_LAST_KEY),
+        Some(handle) => (
+            handle.offset.to_string(),
+            answer_word(sst.key_may_match(key)),
+        ),
+    })
 }
 
 /// One line: `OK` where every filter rebuilds (Bloom) or matches every key

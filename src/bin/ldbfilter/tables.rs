@@ -13,7 +13,7 @@ use leveldb_filter::verify::{
 };
 use leveldb_filter::{BloomFilterPolicy, FilterBlock, HashVariant};
 
-use crate::input::{self, parse_hex, Source};
+use crate::input::{self, parse_hex, KeyLines, Source};
 use crate::{escaped, rocks, shown, Failure};
 
 /// `--keys`, `--hash`: what to take as given instead of detecting it.
@@ -90,37 +90,57 @@ pub struct ProbeArgs {
 }
 
 impl ProbeArgs {
-    /// Where the keys come from: the arguments, or the text of the
-    /// --keys-from file or stdin (then read, at most [`input::MAX_TEXT`] bytes).
-    fn key_text(&self) -> Result<Option<(Source<'_>, String)>, Failure> {
+    /// Where the keys come from: the arguments (each checked to be hex),
+    /// or the lines of the --keys-from file or stdin, read as they come.
+    fn keys(&self) -> Result<KeySource<'_>, Failure> {
         let source = match (&self.keys_from, self.key_hex.is_empty()) {
             (Some(path), _) if path.as_os_str() != "-" => Source::File(path),
             (Some(_), _) | (None, true) => Source::Stdin,
-            (None, false) => return Ok(None),
+            (None, false) => {
+                for key in &self.key_hex {
+                    if let Err(what) = parse_hex(key) {
+                        return Err(Failure::Input(format!("key {key:?}: {what}")));
+                    }
+                }
+                return Ok(KeySource::Args(self.key_hex.iter()));
+            }
         };
-        Ok(Some((source, source.read()?)))
+        Ok(KeySource::Lines(KeyLines::open(source)?))
     }
 }
 
-/// Probe keys as given (hex text), each checked to be hex: the arguments or
-/// the lines of a text.
-fn hex_keys<'k>(
-    args: &'k [String],
-    text: Option<&'k (Source<'_>, String)>,
-) -> Result<Vec<&'k str>, Failure> {
-    let keys: Vec<&str> = match text {
-        Some((_, text)) => text.lines().collect(),
-        None => args.iter().map(String::as_str).collect(),
-    };
-    for (i, key) in keys.iter().enumerate() {
-        if let Err(what) = parse_hex(key) {
-            return Err(match text {
-                Some((source, _)) => source.line_error(i, what),
-                None => Failure::Input(format!("key {key:?}: {what}")),
-            });
+/// `probe`'s keys: the arguments, or lines read as they come.
+enum KeySource<'a> {
+    Args(std::slice::Iter<'a, String>),
+    Lines(KeyLines<'a>),
+}
+
+impl KeySource<'_> {
+    /// Writes `KEYHEX OFFSET ANSWER` for each key, `answer` giving the
+    /// offset and the answer; the answers so far are flushed before a read
+    /// that may wait, so that they come as the keys come.
+    fn answer_each(
+        mut self,
+        out: &mut impl Write,
+        mut answer: impl FnMut(&[u8]) -> Result<(String, &'static str), Failure>,
+    ) -> Result<(), Failure> {
+        loop {
+            let (text, key) = match &mut self {
+                KeySource::Args(keys) => match keys.next() {
+                    Some(text) => (text.as_str(), parse_hex(text).unwrap_or_default()),
+                    None => return out.flush().map_err(write_error),
+                },
+                KeySource::Lines(lines) => {
+                    match lines.next_key(|| out.flush().map_err(write_error))? {
+                        Some(next) => next,
+                        None => return out.flush().map_err(write_error),
+                    }
+                }
+            };
+            let (offset, word) = answer(&key)?;
+            writeln!(out, "{text} {offset} {word}").map_err(write_error)?;
         }
     }
-    Ok(keys)
 }
 
 #[derive(Args)]
@@ -516,21 +536,22 @@ struct FilterFound<'t, 'a> {
     basis: (String, &'static str),
 }
 
-/// `probe`: the table read and the keys checked before a line is written;
-/// then a line per key. A key whose lookup LevelDB fails (a corrupt index
-/// block on its path: its `Get` returns `Corruption`) is answered
-/// `corrupt`, and the run ends with one line on stderr and exit 1.
+/// `probe`: the table read and checked first, then a line per key as the
+/// keys come (a key that is not hex ends the run with an error naming its
+/// line; from a regular file, before any answer). A key whose lookup
+/// LevelDB fails (a corrupt index block on its path: its `Get` returns
+/// `Corruption`) is answered `corrupt`, and the run ends with one line on
+/// stderr and exit 1.
 pub fn probe_keys(args: &ProbeArgs) -> bool {
     let path = &args.table;
-    let result = (|| {
-        let text = args.key_text()?;
-        let keys = hex_keys(&args.key_hex, text.as_ref())?;
+    let result = (|| -> Result<Option<String>, Failure> {
         let loaded = Loaded::read(path)?;
         let mut stdout = io::BufWriter::new(io::stdout().lock());
         if rocks::is_rocksdb(&loaded.bytes) {
-            let out = rocks::probe(path, &loaded.bytes, &keys)?;
-            stdout.write_all(out.as_bytes()).map_err(write_error)?;
-            return stdout.flush().map_err(write_error).map(|()| None);
+            let sst = rocks::open_for_probes(path, &loaded.bytes)?;
+            let keys = args.keys()?;
+            keys.answer_each(&mut stdout, |key| rocks::answer(path, &sst, key))?;
+            return Ok(None);
         }
         let table = Table::new_for_lookups(&loaded.bytes).map_err(table_error(path))?;
         // One pass over the data blocks that checks them: where it passes,
@@ -553,10 +574,10 @@ pub fn probe_keys(args: &ProbeArgs) -> bool {
         let policy = found
             .and_then(|found| found.variant)
             .map(|variant| BloomFilterPolicy::new(10).with_hash(variant));
+        let keys = args.keys()?;
         let mut corrupt = (0, None);
-        for text in keys {
-            let key = parse_hex(text).unwrap_or_default();
-            let (offset, answer) = match probe(&table, policy.as_ref(), format, &key) {
+        keys.answer_each(&mut stdout, |key| {
+            Ok(match probe(&table, policy.as_ref(), format, key) {
                 Ok(Probe::PastLastKey) => ("-".to_string(), PAST_LAST_KEY),
                 Ok(Probe::Block { offset, may_match }) => {
                     (offset.to_string(), answer_word(may_match))
@@ -566,10 +587,8 @@ pub fn probe_keys(args: &ProbeArgs) -> bool {
                     corrupt.1.get_or_insert(e);
                     ("-".to_string(), CORRUPT)
                 }
-            };
-            writeln!(stdout, "{text} {offset} {answer}").map_err(write_error)?;
-        }
-        stdout.flush().map_err(write_error)?;
+            })
+        })?;
         if let Some(e) = corrupt.1 {
             return Ok(Some(format!(
                 "{} lookups answered `{CORRUPT}` (LevelDB's Get returns Corruption for them): {e}",

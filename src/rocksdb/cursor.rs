@@ -1,0 +1,398 @@
+//! A cursor over a RocksDB block's entries (index, metaindex and properties
+//! blocks), with RocksDB's own seek: `BlockIter::BinarySeek` over the
+//! restart points, then `FindKeyAfterBinarySeek`'s scan, which stops at the
+//! next restart point (table/block_based/block.cc). On a sorted block it
+//! finds what any seek finds; on an unsorted one, what RocksDB finds.
+//!
+//! ```text
+//! entry: varint32 shared | varint32 unshared | [varint32 value length] | key bytes | value
+//! block: entries | restarts: u32 x n | [hash index: buckets | u16 count] | u32 footer
+//! ```
+//!
+//! Keys are rebuilt in one buffer, never stored; a walk or a seek stops
+//! with an error once its keys add up to [`KEY_EXPANSION`] times the block.
+
+use std::cmp::Ordering;
+
+use crate::error::Corruption;
+use crate::table::{varint32, varint64, BlockHandle, BLOCK_TRAILER_LEN, KEY_EXPANSION};
+
+/// How a block's entries hold their values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Layout {
+    /// A value length, then the value (metaindex and properties blocks).
+    Plain,
+    /// An index block: each value a block handle, and with `first_key`
+    /// (index type 3) the block's first key, length-prefixed, after it.
+    /// With `delta` (`rocksdb.index.value.is.delta.encoded`) no value
+    /// length, and an entry whose key shares bytes holds a signed size
+    /// delta from the previous handle instead of a whole handle
+    /// (`IndexBlockIter::DecodeCurrentValue`).
+    Index { delta: bool, first_key: bool },
+}
+
+/// An entry's shared, unshared and value lengths, and the bytes after them.
+type Header<'b> = (usize, usize, Option<usize>, &'b [u8]);
+
+/// A position in a block's entries.
+#[derive(Clone, Debug)]
+pub(crate) struct Cursor<'b> {
+    block: &'b [u8],
+    /// Where the entries end and the restart array starts.
+    entries_end: usize,
+    restarts: usize,
+    layout: Layout,
+    /// Offset of the current entry, and of the one after it.
+    current: usize,
+    next: usize,
+    key: Vec<u8>,
+    value: (usize, usize),
+    handle: Option<BlockHandle>,
+    budget: usize,
+}
+
+impl<'b> Cursor<'b> {
+    /// A cursor before the first entry of `block`, a block's uncompressed
+    /// contents; its restart array and the data-block hash index RocksDB
+    /// may put after it (on blocks of at most 64 KiB) found as `Block` finds
+    /// them.
+    pub(crate) fn new(block: &'b [u8], layout: Layout) -> Result<Self, Corruption> {
+        let len = block.len();
+        let footer_at = len
+            .checked_sub(4)
+            .ok_or(Corruption::ShorterThanRestartCount)?;
+        let footer = u32::from_le_bytes(block[footer_at..].try_into().expect("4 bytes"));
+        let (restarts, array_end) = if len <= 1 << 16 && footer & 0x8000_0000 != 0 {
+            let count_at = footer_at
+                .checked_sub(2)
+                .ok_or(Corruption::ShorterThanFooter)?;
+            let buckets = u16::from_le_bytes([block[count_at], block[count_at + 1]]);
+            let map_at = count_at
+                .checked_sub(usize::from(buckets))
+                .ok_or(Corruption::ShorterThanFooter)?;
+            ((footer & 0x7fff_ffff) as usize, map_at)
+        } else {
+            (footer as usize, footer_at)
+        };
+        let entries_end = restarts
+            .checked_mul(4)
+            .and_then(|array| array_end.checked_sub(array))
+            .ok_or(Corruption::RestartArrayTooLarge)?;
+        Ok(Cursor {
+            block,
+            entries_end,
+            restarts,
+            layout,
+            current: entries_end,
+            next: entries_end,
+            key: Vec::new(),
+            value: (0, 0),
+            handle: None,
+            budget: (len as u64 + BLOCK_TRAILER_LEN)
+                .saturating_mul(KEY_EXPANSION as u64)
+                .try_into()
+                .unwrap_or(usize::MAX),
+        })
+    }
+
+    /// The current entry's key.
+    pub(crate) fn key(&self) -> &[u8] {
+        &self.key
+    }
+
+    /// The current entry's value, as stored.
+    pub(crate) fn value(&self) -> &'b [u8] {
+        &self.block[self.value.0..self.value.1]
+    }
+
+    /// The current entry's block handle (index blocks).
+    pub(crate) fn handle(&self) -> Option<BlockHandle> {
+        self.handle
+    }
+
+    fn restart(&self, i: usize) -> usize {
+        let at = self.entries_end + 4 * i;
+        u32::from_le_bytes(self.block[at..at + 4].try_into().expect("4 bytes")) as usize
+    }
+
+    fn at_restart(&mut self, i: usize) {
+        self.key.clear();
+        self.handle = None;
+        self.next = self.restart(i);
+    }
+
+    /// Moves to the first entry: false for a block of none.
+    pub(crate) fn seek_to_first(&mut self) -> Result<bool, Corruption> {
+        if self.restarts == 0 {
+            return Ok(false);
+        }
+        self.at_restart(0);
+        self.advance()
+    }
+
+    /// Moves to the last entry, as `SeekToLast`: from the last restart
+    /// point to the entry that ends where the entries end.
+    pub(crate) fn seek_to_last(&mut self) -> Result<bool, Corruption> {
+        if self.restarts == 0 {
+            return Ok(false);
+        }
+        self.at_restart(self.restarts - 1);
+        while self.advance()? {
+            if self.next >= self.entries_end {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// RocksDB's `Seek`: `order` gives an entry's key against the target.
+    /// False where no entry is found (past the last key).
+    pub(crate) fn seek(&mut self, order: impl Fn(&[u8]) -> Ordering) -> Result<bool, Corruption> {
+        if self.restarts == 0 {
+            return Ok(false);
+        }
+        // Restart keys at `left` and before are below the target (-1: none
+        // is), those past `right` above it.
+        let (mut left, mut right) = (-1i64, self.restarts as i64 - 1);
+        let mut found = false;
+        while left != right {
+            let mid = left + (right - left + 1) / 2;
+            match order(self.restart_key(mid as usize)?) {
+                Ordering::Less => left = mid,
+                Ordering::Greater => right = mid - 1,
+                Ordering::Equal => {
+                    found = true;
+                    (left, right) = (mid, mid);
+                }
+            }
+        }
+        let index = usize::try_from(left).unwrap_or(0);
+        self.at_restart(index);
+        if !self.advance()? || found || left < 0 {
+            return Ok(self.current < self.entries_end);
+        }
+        // The next restart point's key is above the target: stop there.
+        let stop = (index + 1 < self.restarts).then(|| self.restart(index + 1));
+        while self.advance()? {
+            if Some(self.current) == stop || order(&self.key) != Ordering::Less {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// The key at restart point `i`, which must share nothing.
+    fn restart_key(&self, i: usize) -> Result<&'b [u8], Corruption> {
+        let (shared, unshared, _, rest) = self.header(self.restart(i))?;
+        if shared != 0 {
+            return Err(Corruption::RestartEntryShares);
+        }
+        rest.get(..unshared).ok_or(Corruption::EntryPastEntries)
+    }
+
+    /// The shared, unshared and value lengths of the entry at `at` (no
+    /// value length for delta-encoded index values), and the bytes after.
+    fn header(&self, at: usize) -> Result<Header<'b>, Corruption> {
+        let entries = &self.block[..self.entries_end];
+        let input = entries
+            .get(at..)
+            .filter(|rest| rest.len() >= 3)
+            .ok_or(Corruption::EntryHeaderPastEntries)?;
+        let (shared, rest) = varint32(input).ok_or(Corruption::BadVarint)?;
+        let (unshared, rest) = varint32(rest).ok_or(Corruption::BadVarint)?;
+        let (value_len, rest) = match self.layout {
+            Layout::Index { delta: true, .. } => (None, rest),
+            _ => {
+                let (len, rest) = varint32(rest).ok_or(Corruption::BadVarint)?;
+                (Some(len as usize), rest)
+            }
+        };
+        Ok((shared as usize, unshared as usize, value_len, rest))
+    }
+
+    /// Moves to the next entry: false past the last.
+    pub(crate) fn advance(&mut self) -> Result<bool, Corruption> {
+        self.current = self.next;
+        if self.current >= self.entries_end {
+            self.current = self.entries_end;
+            return Ok(false);
+        }
+        let (shared, unshared, value_len, rest) = self.header(self.current)?;
+        if shared > self.key.len() {
+            return Err(Corruption::SharesTooMuch);
+        }
+        let bytes = rest.get(..unshared).ok_or(Corruption::EntryPastEntries)?;
+        self.budget = self
+            .budget
+            .checked_sub(shared + unshared)
+            .ok_or(Corruption::KeysTooLong)?;
+        self.key.truncate(shared);
+        self.key.extend_from_slice(bytes);
+        let value_at = self.entries_end - rest.len() + unshared;
+        let value = &self.block[value_at..self.entries_end];
+        let value = match value_len {
+            Some(len) => value.get(..len).ok_or(Corruption::EntryPastEntries)?,
+            None => value,
+        };
+        let used = match self.layout {
+            Layout::Plain => value.len(),
+            Layout::Index { delta, first_key } => {
+                let previous = self.handle.filter(|_| delta && shared != 0);
+                let (handle, rest) =
+                    decode_index_value(value, previous, first_key).ok_or(Corruption::NotAHandle)?;
+                self.handle = Some(handle);
+                value.len() - rest.len()
+            }
+        };
+        self.value = (value_at, value_at + used);
+        self.next = match value_len {
+            Some(len) => value_at + len,
+            None => value_at + used,
+        };
+        Ok(true)
+    }
+}
+
+/// `IndexValue::DecodeFrom`: a whole handle, or with `previous` a signed
+/// size delta (the block following the previous one and its trailer), then
+/// with `first_key` a length-prefixed key; and what follows.
+fn decode_index_value(
+    value: &[u8],
+    previous: Option<BlockHandle>,
+    first_key: bool,
+) -> Option<(BlockHandle, &[u8])> {
+    let (handle, rest) = match previous {
+        None => BlockHandle::decode(value)?,
+        Some(prev) => {
+            let (zigzag, rest) = varint64(value)?;
+            let delta = (zigzag >> 1) ^ (zigzag & 1).wrapping_neg();
+            let handle = BlockHandle {
+                offset: prev
+                    .offset
+                    .wrapping_add(prev.size)
+                    .wrapping_add(BLOCK_TRAILER_LEN),
+                size: prev.size.wrapping_add(delta),
+            };
+            (handle, rest)
+        }
+    };
+    if !first_key {
+        return Some((handle, rest));
+    }
+    let (len, rest) = varint32(rest)?;
+    Some((handle, rest.get(len as usize..)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A block of `keys` (each sharing nothing) with a restart point at
+    /// each of `restarts`, plain layout, values one byte.
+    fn block(keys: &[&[u8]], restarts: &[usize]) -> Vec<u8> {
+        let (mut out, mut offsets) = (Vec::new(), Vec::new());
+        for key in keys {
+            offsets.push(out.len() as u32);
+            out.extend_from_slice(&[0, key.len() as u8, 1]);
+            out.extend_from_slice(key);
+            out.push(b'v');
+        }
+        for &r in restarts {
+            out.extend_from_slice(&offsets[r].to_le_bytes());
+        }
+        out.extend_from_slice(&(restarts.len() as u32).to_le_bytes());
+        out
+    }
+
+    fn seek(block: &[u8], target: &[u8]) -> Option<Vec<u8>> {
+        let mut cursor = Cursor::new(block, Layout::Plain).unwrap();
+        cursor
+            .seek(|key| key.cmp(target))
+            .unwrap()
+            .then(|| cursor.key().to_vec())
+    }
+
+    #[test]
+    fn seeks_a_sorted_block_as_any_seek() {
+        let keys: [&[u8]; 5] = [b"b", b"d", b"f", b"h", b"j"];
+        let b = block(&keys, &[0, 2, 4]);
+        for (target, want) in [
+            (&b"a"[..], Some(&b"b"[..])),
+            (b"b", Some(b"b")),
+            (b"c", Some(b"d")),
+            (b"f", Some(b"f")),
+            (b"g", Some(b"h")),
+            (b"j", Some(b"j")),
+            (b"k", None),
+        ] {
+            assert_eq!(seek(&b, target).as_deref(), want, "{target:?}");
+        }
+    }
+
+    /// Out of order, RocksDB's scan stops at the next restart point even
+    /// where its key is below the target, and a seek below every restart
+    /// key takes the first entry unscanned.
+    #[test]
+    fn seeks_an_unsorted_block_as_rocksdb() {
+        let keys: [&[u8]; 4] = [b"m", b"a", b"z", b"c"];
+        let b = block(&keys, &[0, 2]);
+        // Restart keys m and z: "n" lands after m, scans "a" (below), stops
+        // at the restart point z.
+        assert_eq!(seek(&b, b"n").as_deref(), Some(&b"z"[..]));
+        // Below m: the first entry, whatever follows.
+        assert_eq!(seek(&b, b"b").as_deref(), Some(&b"m"[..]));
+        // Past z: scans "c", then the end.
+        assert_eq!(seek(&b, b"zz"), None);
+    }
+
+    #[test]
+    fn seek_to_last_finds_the_entry_that_ends_the_entries() {
+        let keys: [&[u8]; 3] = [b"a", b"b", b"c"];
+        let b = block(&keys, &[0, 1]);
+        let mut cursor = Cursor::new(&b, Layout::Plain).unwrap();
+        assert!(cursor.seek_to_last().unwrap());
+        assert_eq!(cursor.key(), b"c");
+    }
+
+    /// Delta-encoded index values: an entry that shares key bytes holds a
+    /// size delta; one that shares none (restart point or not) a handle.
+    #[test]
+    fn index_values_are_handles_where_keys_share_nothing() {
+        let mut b = Vec::new();
+        b.extend_from_slice(&[0, 2, b'k', b'a', 0, 10]); // handle 0, 10
+        b.extend_from_slice(&[1, 1, b'b', 3]); // shares "k": delta -2 (zigzag 3)
+        b.extend_from_slice(&[0, 1, b'x', 100, 7]); // no shared bytes: handle 100, 7
+        b.extend_from_slice(&[0, 0, 0, 0, 1, 0, 0, 0]);
+        let mut cursor = Cursor::new(
+            &b,
+            Layout::Index {
+                delta: true,
+                first_key: false,
+            },
+        )
+        .unwrap();
+        let mut got = Vec::new();
+        while cursor.advance_or_first() {
+            got.push((cursor.key().to_vec(), cursor.handle().unwrap()));
+        }
+        let h = |offset, size| BlockHandle { offset, size };
+        assert_eq!(
+            got,
+            [
+                (b"ka".to_vec(), h(0, 10)),
+                (b"kb".to_vec(), h(15, 8)),
+                (b"x".to_vec(), h(100, 7))
+            ]
+        );
+    }
+
+    impl Cursor<'_> {
+        fn advance_or_first(&mut self) -> bool {
+            if self.key.is_empty() && self.handle.is_none() {
+                self.seek_to_first().unwrap()
+            } else {
+                self.advance().unwrap()
+            }
+        }
+    }
+}
