@@ -111,3 +111,164 @@ fn probe_streams_its_answers() {
         assert!(stdout.starts_with("6b6579 "), "{table}: {stdout:?}");
     }
 }
+
+#[test]
+fn tables_must_be_regular_files_and_are_judged_by_their_footer_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo.ldb");
+    let sparse = dir.path().join("sparse.ldb");
+    // A 2 GiB file of zeros: read whole, it would not fit in the address space.
+    std::fs::File::create(&sparse)
+        .unwrap()
+        .set_len(2 << 30)
+        .unwrap();
+    // 1.5 GiB of zeros ending in RocksDB's magic, format_version 0; and
+    // one whose footer names an index past the file's end.
+    let footer = |version: u32, index: &[u8]| {
+        let mut footer = vec![1, 0, 1];
+        footer.extend_from_slice(index);
+        footer.resize(41, 0);
+        footer.extend_from_slice(&version.to_le_bytes());
+        footer.extend_from_slice(&0x88e2_41b7_85f4_cff7u64.to_le_bytes());
+        footer
+    };
+    let sparse_rocksdb = dir.path().join("sparse-fv0.sst");
+    let past_end = dir.path().join("index-past-end.sst");
+    for (path, footer) in [
+        (&sparse_rocksdb, footer(0, &[0, 1])),
+        (
+            &past_end,
+            footer(5, &[0x80, 0x80, 0x80, 0x80, 0x80, 0x20, 1]),
+        ),
+    ] {
+        let file = std::fs::File::create(path).unwrap();
+        let len = 3 << 29;
+        file.set_len(len).unwrap();
+        std::os::unix::fs::FileExt::write_all_at(&file, &footer, len - 53).unwrap();
+    }
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let (fifo, sparse) = (fifo.to_str().unwrap(), sparse.to_str().unwrap());
+    let sparse_rocksdb = sparse_rocksdb.to_str().unwrap();
+    let past_end = past_end.to_str().unwrap();
+    for command in ["verify", "inspect", "probe"] {
+        let key = if command == "probe" { " 00" } else { "" };
+        for (file, needle) in [
+            (
+                "/dev/zero",
+                "/dev/zero: is a character device, not a table file",
+            ),
+            (fifo, "is a FIFO (named pipe), not a table file"),
+            (sparse, "bad magic 0x0000000000000000"),
+            (sparse_rocksdb, "unsupported format_version"),
+            (
+                past_end,
+                "index block at offset 1099511627776 (1 bytes and a 5-byte trailer) runs past the end of the file",
+            ),
+            (".", ".: is a directory, not a table file"),
+        ] {
+            let out = sh(&format!("\"$L\" {command} {file}{key}"));
+            assert_fails(&out, needle);
+        }
+    }
+}
+
+#[test]
+fn usage_errors_are_one_line_and_exit_1() {
+    for (args, needle) in [
+        ("bloom create", "--bits-per-key <BITS_PER_KEY>"),
+        ("bloom create --bits-per-key x", "invalid value 'x'"),
+        ("bloom may-match", "<FILE>"),
+        ("bloom", "a command is needed: create, may-match"),
+        ("block", "a command is needed: build, may-match"),
+        (
+            "",
+            "a command is needed: bloom, block, inspect, probe, verify",
+        ),
+        ("verify", "<TABLE>"),
+        ("verify --bitz 3 t.ldb", "--bitz"),
+    ] {
+        let out = sh(&format!("\"$L\" {args} < /dev/null"));
+        assert_fails(&out, needle);
+        assert!(String::from_utf8_lossy(&out.stderr).ends_with("more with --help)\n"));
+    }
+    // Help is not an error.
+    assert_eq!(sh("\"$L\" bloom create --help").status.code(), Some(0));
+}
+
+#[test]
+fn hex_errors_name_the_stray_character() {
+    for (input, needle) in [
+        ("61 ", "line 1: not hex: a space at column 3"),
+        ("6\t1", "line 1: not hex: a tab at column 2"),
+        (
+            "61\r\r",
+            "line 1: not hex: a carriage return (CR) at column 3",
+        ),
+        ("00\n6g", "line 2: not hex: 'g' at column 2"),
+        ("abc", "line 1: not hex: an odd number of digits (3)"),
+    ] {
+        let out = sh(&format!(
+            "printf '{}\\n' | \"$L\" bloom create --bits-per-key 10",
+            input.replace('\t', "\\t").replace('\r', "\\r")
+        ));
+        assert_fails(&out, needle);
+    }
+}
+
+#[test]
+fn an_empty_filter_or_block_file_is_an_error() {
+    for command in ["bloom may-match /dev/null", "block may-match /dev/null"] {
+        let out = sh(&format!("echo 0061 | \"$L\" {command}"));
+        assert_fails(&out, "/dev/null: an empty file, not a filter");
+    }
+    // One empty line is the empty filter: LevelDB answers false (a Bloom
+    // filter) and true (a filter block) for it.
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.hex");
+    std::fs::write(&empty, "\n").unwrap();
+    let out = sh(&format!(
+        "echo 61 | \"$L\" bloom may-match {}",
+        empty.display()
+    ));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "false\n");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_path_that_is_not_utf8_is_kept_exactly() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let name = std::ffi::OsStr::from_bytes(b"t\xff.ldb");
+    let path = dir.path().join(name);
+    std::fs::copy(TABLE, &path).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_ldbfilter"))
+        .args(["inspect".as_ref(), "--json".as_ref(), path.as_os_str()])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let hex: String = path
+        .as_os_str()
+        .as_bytes()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(json["path_hex"], hex);
+    let out = Command::new(env!("CARGO_BIN_EXE_ldbfilter"))
+        .args(["verify".as_ref(), path.as_os_str()])
+        .output()
+        .unwrap();
+    let line = String::from_utf8(out.stdout).unwrap();
+    assert!(line.contains("t\\xff.ldb: OK "), "{line}");
+    // A path of valid UTF-8 has no path_hex.
+    let out = Command::new(env!("CARGO_BIN_EXE_ldbfilter"))
+        .args(["inspect", "--json", TABLE])
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(json.get("path_hex").is_none());
+}

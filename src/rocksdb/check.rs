@@ -5,6 +5,7 @@
 
 use super::build::{fast_local_probes, legacy_lines, legacy_probes};
 use super::{FilterBits, SstFile, SstFilter};
+use crate::table::BlockHandle;
 use crate::Error;
 
 /// A filter of the table (the full filter, or one partition) and the keys
@@ -125,7 +126,7 @@ impl SstFile<'_> {
     /// probed with every key. One pass over the keys, holding one rebuilt
     /// filter at a time. Errors are the table's (a block that does not
     /// read); a filter that does not read is a [`FilterCheck::Mismatch`].
-    pub fn check_filter(&self) -> Result<TableCheck, Error> {
+    pub fn check_filter<'p>(&'p self) -> Result<TableCheck, Error> {
         let filter = match self.filter() {
             Ok(None) => return Ok(TableCheck::NoFilter),
             Ok(Some(filter)) => filter,
@@ -155,13 +156,24 @@ impl SstFile<'_> {
                 // (`PartitionedFilterBlockBuilder::MaybeCutAFilterBlock`).
                 let count = partitions.len();
                 let mut index = partitions.walk();
-                fn start<'f>(at: Option<Result<&'f FilterBits<'f>, &Error>>) -> Rebuild<'f> {
-                    match at {
-                        Some(Ok(bits)) => Rebuild::new(bits),
-                        Some(Err(e)) => Rebuild::unreadable(e),
+                // Partitions in the file's order, each after the one
+                // before, as RocksDB writes them: one named out of that
+                // order (or twice) is a mismatch, not rebuilt again.
+                let mut end = 0;
+                let mut start =
+                    |at: Option<(BlockHandle, Result<&'p FilterBits<'p>, &Error>)>| match at {
+                        Some((h, _)) if h.offset < end => {
+                            Rebuild::unreadable(&"named out of the file's order, or twice")
+                        }
+                        Some((h, bits)) => {
+                            end = h.offset.saturating_add(h.size).saturating_add(5);
+                            match bits {
+                                Ok(bits) => Rebuild::new(bits),
+                                Err(e) => Rebuild::unreadable(e),
+                            }
+                        }
                         None => Rebuild::unreadable(&"no such partition"),
-                    }
-                }
+                    };
                 let mut reports = Vec::with_capacity(count.min(1 << 16));
                 let (mut at, mut keys) = (0, Keys::new(start(index.filter()), whole, prefix));
                 self.for_each_key(|key, _| {

@@ -317,6 +317,12 @@ impl<'a> Partitions<'a> {
         out
     }
 
+    /// Each distinct partition the entries name, in file order, and its
+    /// filter (or why it does not read).
+    pub fn distinct(&self) -> impl Iterator<Item = (BlockHandle, Result<&FilterBits<'a>, &Error>)> {
+        self.filters.iter().map(|(h, f)| (*h, f.as_ref()))
+    }
+
     /// A walk over the entries, from the first.
     pub(crate) fn walk(&self) -> PartitionWalk<'_, 'a> {
         let mut cursor = self.cursor();
@@ -372,10 +378,10 @@ pub(crate) struct PartitionWalk<'p, 'a> {
 }
 
 impl<'p, 'a> PartitionWalk<'p, 'a> {
-    /// The current entry's partition filter; `None` past the end.
-    pub(crate) fn filter(&self) -> Option<Result<&'p FilterBits<'a>, &'p Error>> {
+    /// The current entry's partition and its filter; `None` past the end.
+    pub(crate) fn filter(&self) -> Option<(BlockHandle, Result<&'p FilterBits<'a>, &'p Error>)> {
         let handle = self.cursor.handle().filter(|_| self.valid)?;
-        Some(self.partitions.filter(handle))
+        Some((handle, self.partitions.filter(handle)))
     }
 
     /// Whether the current entry's separator is not below a lookup of `key`.

@@ -40,13 +40,13 @@ fn filter_kind(sst: &SstFile<'_>) -> &'static str {
     }
 }
 
-/// Each filter of the table (the full filter, or each partition), or none.
+/// Each filter of the table (the full filter, or each distinct partition
+/// in file order: one per index entry in a table RocksDB wrote), or none.
 fn filters<'s>(sst: &'s SstFile<'_>) -> Vec<Result<&'s FilterBits<'s>, String>> {
     match sst.filter() {
         Ok(Some(SstFilter::Full(bits))) => vec![Ok(bits)],
         Ok(Some(SstFilter::Partitioned(partitions))) => partitions
-            .filters()
-            .into_iter()
+            .distinct()
             .map(|(_, p)| p.map_err(ToString::to_string))
             .collect(),
         Ok(_) => Vec::new(),
@@ -104,10 +104,13 @@ fn open<'a>(path: &Path, bytes: &'a [u8]) -> Result<(SstFile<'a>, KeyWalk, Table
     Ok((sst, walk, check))
 }
 
-/// The keys the check put in each filter, by index.
-fn keys_of(check: &TableCheck, i: usize) -> Option<u64> {
+/// The keys the check put in filter `i` of `count`, where each index
+/// entry names a partition of its own (as in every table RocksDB writes).
+fn keys_of(check: &TableCheck, i: usize, count: usize) -> Option<u64> {
     match check {
-        TableCheck::Filters(reports) => reports.iter().find(|r| r.index == i).map(|r| r.keys),
+        TableCheck::Filters(reports) if reports.len() == count => {
+            reports.get(i).filter(|r| r.index == i).map(|r| r.keys)
+        }
         _ => None,
     }
 }
@@ -116,10 +119,12 @@ pub fn inspect(path: &Path, bytes: &[u8], json: bool, out: &mut dyn Write) -> Re
     let (sst, walk, check) = open(path, bytes)?;
     let footer = sst.footer();
     let compressions: Vec<String> = walk.compressions.iter().map(ToString::to_string).collect();
-    let stats: Vec<Result<Stats, String>> = filters(&sst)
+    let filters = filters(&sst);
+    let count = filters.len();
+    let stats: Vec<Result<Stats, String>> = filters
         .into_iter()
         .enumerate()
-        .map(|(i, bits)| bits.map(|bits| Stats::new(bits, keys_of(&check, i))))
+        .map(|(i, bits)| bits.map(|bits| Stats::new(bits, keys_of(&check, i, count))))
         .collect();
     let write = |out: &mut dyn Write| -> io::Result<()> {
         if json {

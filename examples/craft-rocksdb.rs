@@ -1,0 +1,52 @@
+//! Writes the crafted RocksDB tables (`tests/crafted/rocksdb.rs`) made from
+//! the golden tables, each with the keys to ask RocksDB about:
+//!
+//!     cargo run --example craft-rocksdb -- OUT_DIR [GOLDEN_DIR]
+//!
+//! (GOLDEN_DIR: testdata/rocksdb, or a set gen-rocksdb made from another seed.)
+//!
+//! For each case NAME: `NAME.sst`, and `NAME.keys`: a first line `options`
+//! (with ` prefix=11` where RocksDB reads it with an 11-byte fixed prefix
+//! extractor), then `<key hex> written|unwritten` for each key of the golden
+//! table it is made from. `oracle/rocksdb/answer-rocksdb.cc` adds RocksDB's
+//! answers.
+
+#[path = "../tests/crafted/rocksdb.rs"]
+mod crafted;
+
+use std::path::PathBuf;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let out = PathBuf::from(
+        args.next()
+            .ok_or("usage: craft-rocksdb OUT_DIR [GOLDEN_DIR]")?,
+    );
+    let golden = args
+        .next()
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/rocksdb"));
+    std::fs::create_dir_all(&out)?;
+    for (name, source, prefix, change) in crafted::cases() {
+        let bytes = std::fs::read(golden.join(format!("{source}.sst")))?;
+        let mut sst = crafted::Sst::new(&bytes);
+        change(&mut sst);
+        std::fs::write(out.join(format!("{name}.sst")), sst.finish())?;
+        let answers = std::fs::read_to_string(golden.join(format!("{source}.answers")))?;
+        let mut keys = String::from(if prefix {
+            "options prefix=11\n"
+        } else {
+            "options\n"
+        });
+        for line in answers.lines() {
+            let mut words = line.split(' ');
+            keys.push_str(&format!(
+                "{} {}\n",
+                words.next().unwrap_or(""),
+                words.next().unwrap_or("")
+            ));
+        }
+        std::fs::write(out.join(format!("{name}.keys")), keys)?;
+    }
+    Ok(())
+}

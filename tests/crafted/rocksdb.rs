@@ -1,0 +1,372 @@
+//! RocksDB tables changed block by block, with valid checksums: a golden
+//! table's blocks stay where they are, new blocks are appended after its
+//! footer, and a new metaindex and footer end the file. Each is a table
+//! RocksDB opens; what RocksDB answers for it is the oracle's to say
+//! (oracle/rocksdb/answer-rocksdb.cc), not this crate's.
+#![allow(dead_code)] // the tests and examples/craft-rocksdb.rs use their own shares
+
+use leveldb_filter::rocksdb::{ChecksumType, Footer};
+use leveldb_filter::table::BlockHandle;
+
+/// A key and value of a block, in order.
+pub type Entry = (Vec<u8>, Vec<u8>);
+
+fn varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn read_varint(input: &mut &[u8]) -> u64 {
+    let (mut v, mut shift) = (0u64, 0);
+    loop {
+        let byte = input[0];
+        *input = &input[1..];
+        v |= u64::from(byte & 0x7f) << shift;
+        if byte & 0x80 == 0 {
+            return v;
+        }
+        shift += 7;
+    }
+}
+
+/// A handle's varints.
+pub fn handle_bytes(h: BlockHandle) -> Vec<u8> {
+    let mut out = Vec::new();
+    varint(&mut out, h.offset);
+    varint(&mut out, h.size);
+    out
+}
+
+/// The entries of a well-formed block with value lengths (metaindex,
+/// properties, index blocks without delta-encoded values).
+pub fn entries(block: &[u8]) -> Vec<Entry> {
+    let restarts = u32::from_le_bytes(block[block.len() - 4..].try_into().unwrap()) as usize;
+    let mut rest = &block[..block.len() - 4 - 4 * restarts];
+    let (mut out, mut key) = (Vec::new(), Vec::<u8>::new());
+    while !rest.is_empty() {
+        let shared = read_varint(&mut rest) as usize;
+        let unshared = read_varint(&mut rest) as usize;
+        let value_len = read_varint(&mut rest) as usize;
+        key.truncate(shared);
+        key.extend_from_slice(&rest[..unshared]);
+        out.push((key.clone(), rest[unshared..unshared + value_len].to_vec()));
+        rest = &rest[unshared + value_len..];
+    }
+    out
+}
+
+/// A block of `entries`, each a restart point (sharing nothing); with
+/// `value_lengths` false, as an index block of delta-encoded values lays
+/// them out (no value length).
+pub fn block(entries: &[Entry], value_lengths: bool) -> Vec<u8> {
+    let (mut out, mut restarts) = (Vec::new(), Vec::new());
+    for (key, value) in entries {
+        restarts.push(out.len() as u32);
+        varint(&mut out, 0);
+        varint(&mut out, key.len() as u64);
+        if value_lengths {
+            varint(&mut out, value.len() as u64);
+        }
+        out.extend_from_slice(key);
+        out.extend_from_slice(value);
+    }
+    for r in &restarts {
+        out.extend_from_slice(&r.to_le_bytes());
+    }
+    out.extend_from_slice(&(restarts.len() as u32).to_le_bytes());
+    out
+}
+
+/// A RocksDB table (format_version 1 to 5) being changed.
+pub struct Sst {
+    pub bytes: Vec<u8>,
+    pub footer: Footer,
+    /// The metaindex the new footer will name.
+    pub metaindex: Vec<Entry>,
+}
+
+impl Sst {
+    pub fn new(bytes: &[u8]) -> Sst {
+        let footer = Footer::read(bytes).expect("a RocksDB table");
+        assert!(footer.format_version >= 1);
+        let meta = footer.metaindex;
+        let metaindex = entries(&bytes[meta.offset as usize..][..meta.size as usize]);
+        Sst {
+            bytes: bytes.to_vec(),
+            footer,
+            metaindex,
+        }
+    }
+
+    /// A block's stored contents and type byte.
+    pub fn stored(&self, h: BlockHandle) -> (&[u8], u8) {
+        let at = h.offset as usize;
+        let contents = &self.bytes[at..at + h.size as usize];
+        (contents, self.bytes[at + h.size as usize])
+    }
+
+    /// The handle the metaindex gives `name`.
+    pub fn meta(&self, name: &[u8]) -> BlockHandle {
+        let (_, value) = self.metaindex.iter().find(|(k, _)| k == name).unwrap();
+        BlockHandle::decode(value).unwrap().0
+    }
+
+    /// Sets (or adds, in order) the metaindex entry `name`.
+    pub fn set_meta(&mut self, name: &[u8], value: Vec<u8>) {
+        match self
+            .metaindex
+            .binary_search_by(|(k, _)| k.as_slice().cmp(name))
+        {
+            Ok(i) => self.metaindex[i].1 = value,
+            Err(i) => self.metaindex.insert(i, (name.to_vec(), value)),
+        }
+    }
+
+    /// Appends a block with a valid trailer; its handle.
+    pub fn append(&mut self, contents: &[u8], type_byte: u8) -> BlockHandle {
+        let h = BlockHandle {
+            offset: self.bytes.len() as u64,
+            size: contents.len() as u64,
+        };
+        self.bytes.extend_from_slice(contents);
+        self.bytes.push(type_byte);
+        let sum = self
+            .footer
+            .checksum
+            .checksum(contents, type_byte)
+            .unwrap_or(0);
+        self.bytes.extend_from_slice(&sum.to_le_bytes());
+        h
+    }
+
+    /// The properties block's entries.
+    pub fn properties(&self) -> Vec<Entry> {
+        let (contents, _) = self.stored(self.meta(b"rocksdb.properties"));
+        entries(contents)
+    }
+
+    /// Appends `properties` as the properties block.
+    pub fn set_properties(&mut self, properties: &[Entry]) {
+        let h = self.append(&block(properties, true), 0);
+        self.set_meta(b"rocksdb.properties", handle_bytes(h));
+    }
+
+    /// The file: the metaindex appended, then a footer naming it.
+    pub fn finish(mut self) -> Vec<u8> {
+        let meta = self.append(&block(&self.metaindex.clone(), true), 0);
+        let checksum = match self.footer.checksum {
+            ChecksumType::None => 0,
+            ChecksumType::Crc32c => 1,
+            ChecksumType::XxHash32 => 2,
+            ChecksumType::XxHash64 => 3,
+            _ => 4,
+        };
+        let mut footer = vec![checksum];
+        footer.extend(handle_bytes(meta));
+        footer.extend(handle_bytes(self.footer.index));
+        footer.resize(41, 0);
+        footer.extend_from_slice(&self.footer.format_version.to_le_bytes());
+        footer.extend_from_slice(&leveldb_filter::rocksdb::ROCKSDB_MAGIC.to_le_bytes());
+        self.bytes.extend_from_slice(&footer);
+        self.bytes
+    }
+}
+
+/// A crafted case: its name, the golden table it is made from, whether
+/// RocksDB reads it with the 11-byte prefix extractor, and the change.
+pub type Case = (&'static str, &'static str, bool, fn(&mut Sst));
+
+/// Each crafted case.
+pub fn cases() -> Vec<Case> {
+    vec![
+        // `fullfilter.aaa` sorts first: RocksDB's seek of the prefix finds
+        // a name it does not know and takes no full filter; the builtin
+        // entry names an all-zero filter, which would rule out every key.
+        (
+            "meta-other-fullfilter-first",
+            "fastbloom-fv5-xxh3",
+            false,
+            |sst| {
+                let name = b"fullfilter.rocksdb.BuiltinBloomFilter";
+                let real = sst.meta(name);
+                let (contents, _) = sst.stored(real);
+                let mut zeros = vec![0; contents.len() - 5];
+                zeros.extend_from_slice(&contents[contents.len() - 5..]);
+                let zeroed = sst.append(&zeros, 0);
+                sst.set_meta(b"fullfilter.aaa", handle_bytes(real));
+                sst.set_meta(name, handle_bytes(zeroed));
+            },
+        ),
+        // A full-filter entry whose handle does not decode: RocksDB goes on
+        // to the partitioned filter.
+        (
+            "meta-fullfilter-not-a-handle",
+            "fastbloom-fv5-partitioned-xxh3",
+            false,
+            |sst| {
+                sst.set_meta(b"fullfilter.rocksdb.BuiltinBloomFilter", vec![0xff]);
+            },
+        ),
+        // The partition index's entries in reverse: RocksDB's binary search
+        // picks the partitions.
+        (
+            "partition-index-reversed",
+            "legacybloom-fv3-partitioned-crc32c",
+            false,
+            |sst| {
+                let name = b"partitionedfilter.rocksdb.BuiltinBloomFilter";
+                let (contents, _) = sst.stored(sst.meta(name));
+                let mut index = entries(contents);
+                index.reverse();
+                let h = sst.append(&block(&index, true), 0);
+                sst.set_meta(name, handle_bytes(h));
+            },
+        ),
+        // The partition index stored Snappy-compressed, in a table whose
+        // blocks may be compressed: RocksDB uncompresses it.
+        (
+            "partition-index-snappy",
+            "legacybloom-fv2-partitioned-lz4hc-crc32c",
+            false,
+            |sst| {
+                let name = b"partitionedfilter.rocksdb.BuiltinBloomFilter";
+                let (contents, _) = sst.stored(sst.meta(name));
+                let compressed = snap::raw::Encoder::new().compress_vec(contents).unwrap();
+                let h = sst.append(&compressed, 1);
+                sst.set_meta(name, handle_bytes(h));
+            },
+        ),
+        // Two properties swapped: RocksDB fails every lookup.
+        ("properties-unsorted", "fastbloom-fv5-xxh3", false, |sst| {
+            let mut properties = sst.properties();
+            properties.swap(0, 1);
+            sst.set_properties(&properties);
+        }),
+        // The prefix extractor named with a leading zero: not the name
+        // RocksDB's reader gives its own, so no prefix filtering.
+        (
+            "prefix-name-not-canonical",
+            "fastbloom-fv5-prefixonly11-xxh3",
+            true,
+            |sst| {
+                let mut properties = sst.properties();
+                for (key, value) in &mut properties {
+                    if key == b"rocksdb.prefix.extractor.name" {
+                        *value = b"rocksdb.FixedPrefix.011".to_vec();
+                    }
+                }
+                sst.set_properties(&properties);
+            },
+        ),
+        // The index type in 5 bytes: RocksDB reads a fixed32 from the first 4.
+        (
+            "index-type-5-bytes",
+            "fastbloom-fv5-partitioned-xxh3",
+            false,
+            |sst| {
+                let mut properties = sst.properties();
+                for (key, value) in &mut properties {
+                    if key == b"rocksdb.block.based.table.index.type" {
+                        value.push(0);
+                    }
+                }
+                sst.set_properties(&properties);
+            },
+        ),
+        // The index as one Zstd frame with a window descriptor and no
+        // content size (raw blocks), as `zstd` writes from a pipe, in a table
+        // whose blocks may be compressed (else RocksDB reads them as stored).
+        (
+            "index-zstd-window-no-size",
+            "fastbloom-fv5-snappy-xxh3",
+            false,
+            |sst| {
+                let (contents, kind) = sst.stored(sst.footer.index);
+                assert_eq!(kind, 0, "the golden index is stored uncompressed");
+                let contents = contents.to_vec();
+                let mut block = Vec::new();
+                varint(&mut block, contents.len() as u64);
+                // Magic; no content size, not single-segment; a 2 MiB window.
+                block.extend_from_slice(&[0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x58]);
+                let chunks: Vec<&[u8]> = contents.chunks(1000).collect();
+                for (i, chunk) in chunks.iter().enumerate() {
+                    let last = u32::from(i + 1 == chunks.len());
+                    let header = (chunk.len() as u32) << 3 | last; // raw block
+                    block.extend_from_slice(&header.to_le_bytes()[..3]);
+                    block.extend_from_slice(chunk);
+                }
+                sst.footer.index = sst.append(&block, 7);
+            },
+        ),
+    ]
+}
+
+/// A deflated (RocksDB's Zlib, type 2) block of format_version >= 2: its
+/// size, then raw deflate.
+pub fn zlib(contents: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut out = Vec::new();
+    varint(&mut out, contents.len() as u64);
+    let mut encoder = flate2::write::DeflateEncoder::new(out, flate2::Compression::best());
+    encoder.write_all(contents).unwrap();
+    encoder.finish().unwrap()
+}
+
+/// `n` index entries (8-byte big-endian keys from 0) each naming `h`, as
+/// a whole handle (a key that shares nothing holds one in every layout).
+fn naming(n: u64, h: BlockHandle) -> Vec<Entry> {
+    (0..n)
+        .map(|i| (i.to_be_bytes().to_vec(), handle_bytes(h)))
+        .collect()
+}
+
+/// Tables whose numbers ask for work or memory past their size: each
+/// block is named many times, so that a reader that decoded or checked a
+/// block once per reference, or held every entry, would take minutes or
+/// gigabytes. Each is small (Zlib-compressed index blocks).
+pub fn bombs() -> Vec<(&'static str, Vec<u8>)> {
+    let golden = |name: &str| {
+        let path = format!("{}/testdata/rocksdb/{name}.sst", env!("CARGO_MANIFEST_DIR"));
+        Sst::new(&std::fs::read(path).unwrap())
+    };
+    let mut out = Vec::new();
+    // An index of 400,000 entries naming the first data block.
+    let first_data_block = |sst: &Sst| {
+        let golden = leveldb_filter::rocksdb::SstFile::open(&sst.bytes).unwrap();
+        golden.data_block_for(b"").unwrap().unwrap()
+    };
+    let mut sst = golden("legacybloom-fv3-zlib-xxhash");
+    let first = first_data_block(&sst);
+    let index = block(&naming(400_000, first), true);
+    sst.footer.index = sst.append(&zlib(&index), 2);
+    out.push(("index-entries-name-one-block", sst.finish()));
+    // A two-level index: 2,000 entries naming one partition of 200,000
+    // entries, each naming the first data block (delta-encoded values).
+    let mut sst = golden("fastbloom-fv5-partitioned-zstd-xxh3");
+    let partition = block(&naming(200_000, first_data_block(&sst)), false);
+    let partition = sst.append(&zlib(&partition), 2);
+    let top = block(&naming(2000, partition), false);
+    sst.footer.index = sst.append(&zlib(&top), 2);
+    out.push(("partitions-name-one-partition", sst.finish()));
+    // A partitioned filter's index of 200,000 entries naming one filter.
+    let mut sst = golden("fastbloom-fv5-partitioned-zstd-xxh3");
+    let name = b"partitionedfilter.rocksdb.BuiltinBloomFilter";
+    // The first partition the golden index names: its entry 0 shares
+    // nothing (shared 0, key length, key, then a whole handle).
+    let first_filter = {
+        let (mut rest, kind) = sst.stored(sst.meta(name));
+        assert_eq!(kind, 0, "the golden filter index is stored uncompressed");
+        assert_eq!(read_varint(&mut rest), 0);
+        let key_len = read_varint(&mut rest) as usize;
+        BlockHandle::decode(&rest[key_len..]).unwrap().0
+    };
+    // Delta-encoded values (format_version 5): no value lengths.
+    let index = block(&naming(200_000, first_filter), false);
+    let h = sst.append(&zlib(&index), 2);
+    sst.set_meta(name, handle_bytes(h));
+    out.push(("filter-partitions-name-one-filter", sst.finish()));
+    out
+}
