@@ -4,6 +4,9 @@
 //!     cargo run --example craft-rocksdb -- OUT_DIR [GOLDEN_DIR]
 //!
 //! (GOLDEN_DIR: testdata/rocksdb, or a set gen-rocksdb made from another seed.)
+//! `craft-rocksdb --bombs OUT_DIR` writes instead the tables whose index
+//! blocks name one block many times (`tests/bounds.rs` holds them to the
+//! memory bound), to measure a reader on them.
 //!
 //! For each case NAME: `NAME.sst`, and `NAME.keys`: a first line `options`
 //! (with ` prefix=11` where RocksDB reads it with an 11-byte fixed prefix
@@ -17,11 +20,17 @@ mod crafted;
 use std::path::PathBuf;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let mut args = std::env::args().skip(1);
-    let out = PathBuf::from(
-        args.next()
-            .ok_or("usage: craft-rocksdb OUT_DIR [GOLDEN_DIR]")?,
-    );
+    let mut args = std::env::args().skip(1).peekable();
+    let bombs = args.next_if(|a| a == "--bombs").is_some();
+    let usage = "usage: craft-rocksdb [--bombs] OUT_DIR [GOLDEN_DIR]";
+    let out = PathBuf::from(args.next().ok_or(usage)?);
+    if bombs {
+        std::fs::create_dir_all(&out)?;
+        for (name, bytes) in crafted::bombs() {
+            std::fs::write(out.join(format!("{name}.sst")), bytes)?;
+        }
+        return Ok(());
+    }
     let golden = args
         .next()
         .map(PathBuf::from)

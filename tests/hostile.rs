@@ -176,6 +176,25 @@ fn tables_must_be_regular_files_and_are_judged_by_their_footer_first() {
     }
 }
 
+/// `probe` reads its table before its keys: a table that does not read is
+/// said at once, even with stdin open and silent (a FIFO opened read-write,
+/// which never ends; `timeout` would end a probe that waited on it).
+#[test]
+fn probe_checks_its_table_before_reading_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("keys");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let out = sh(&format!(
+        "exec 3<> {}; timeout 20 \"$L\" probe /nonexistent.ldb <&3",
+        fifo.to_str().unwrap()
+    ));
+    assert_fails(&out, "/nonexistent.ldb: No such file or directory");
+}
+
 #[test]
 fn usage_errors_are_one_line_and_exit_1() {
     for (args, needle) in [

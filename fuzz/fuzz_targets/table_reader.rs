@@ -12,7 +12,7 @@
 //! small.)
 #![no_main]
 
-use leveldb_filter::rocksdb::SstFile;
+use leveldb_filter::rocksdb::{SstFile, SstFilter};
 use leveldb_filter::table::Table;
 use leveldb_filter::BloomFilterPolicy;
 use leveldb_filter::verify::{probe, verify_filter, KeyFormat, VerifyOptions};
@@ -56,8 +56,14 @@ fn read(data: &[u8]) {
 /// filter, probe.
 fn read_rocksdb(data: &[u8]) {
     let Ok(sst) = SstFile::open(data) else { return };
+    let _ = sst.property("rocksdb.num.entries");
     let _ = sst.for_each_key(|_, _| ());
     let _ = sst.check_filter();
+    if let Ok(Some(SstFilter::Partitioned(partitions))) = sst.filter() {
+        let _ = partitions.filters();
+    }
+    // Lookups seek the index and the partition index as RocksDB does, and
+    // keep the index partitions they read.
     for key in [&b""[..], b"a", &data[..data.len().min(12)]] {
         let _ = sst.key_may_match(key);
         let _ = sst.data_block_for(key);
@@ -72,8 +78,9 @@ fuzz_target!(|data: &[u8]| {
         data.len()
     );
     // A RocksDB block may uncompress to 1032 times its size (deflate's
-    // largest ratio) and 64 KiB; the walk holds one block at a time, the
-    // index, and the keys a filter check gathers (each from one block).
+    // largest ratio) and 64 KiB; the walk holds one block at a time and the
+    // index; lookups keep the index partitions they read (three here); no
+    // block's entries are held, only its bytes and one key.
     let ((), peak) = peak::peak_during(|| read_rocksdb(data));
     assert!(
         peak <= 2200 * data.len() + (4 << 20),
