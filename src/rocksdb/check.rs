@@ -126,7 +126,7 @@ impl SstFile<'_> {
     /// probed with every key. One pass over the keys, holding one rebuilt
     /// filter at a time. Errors are the table's (a block that does not
     /// read); a filter that does not read is a [`FilterCheck::Mismatch`].
-    pub fn check_filter<'p>(&'p self) -> Result<TableCheck, Error> {
+    pub fn check_filter(&self) -> Result<TableCheck, Error> {
         let filter = match self.filter() {
             Ok(None) => return Ok(TableCheck::NoFilter),
             Ok(Some(filter)) => filter,
@@ -155,25 +155,19 @@ impl SstFile<'_> {
                 // prefix of the key that comes next, if not its last prefix
                 // (`PartitionedFilterBlockBuilder::MaybeCutAFilterBlock`).
                 let count = partitions.len();
+                if let Some(report) = out_of_order(partitions) {
+                    return Ok(TableCheck::Filters(vec![report]));
+                }
                 let mut index = partitions.walk();
-                // Partitions in the file's order, each after the one
-                // before, as RocksDB writes them: one named out of that
-                // order (or twice) is a mismatch, not rebuilt again.
-                let mut end = 0;
-                let mut start =
-                    |at: Option<(BlockHandle, Result<&'p FilterBits<'p>, &Error>)>| match at {
-                        Some((h, _)) if h.offset < end => {
-                            Rebuild::unreadable(&"named out of the file's order, or twice")
-                        }
-                        Some((h, bits)) => {
-                            end = h.offset.saturating_add(h.size).saturating_add(5);
-                            match bits {
-                                Ok(bits) => Rebuild::new(bits),
-                                Err(e) => Rebuild::unreadable(e),
-                            }
-                        }
+                fn start<'f>(
+                    at: Option<(BlockHandle, Result<&'f FilterBits<'f>, &Error>)>,
+                ) -> Rebuild<'f> {
+                    match at {
+                        Some((_, Ok(bits))) => Rebuild::new(bits),
+                        Some((_, Err(e))) => Rebuild::unreadable(e),
                         None => Rebuild::unreadable(&"no such partition"),
-                    };
+                    }
+                }
                 let mut reports = Vec::with_capacity(count.min(1 << 16));
                 let (mut at, mut keys) = (0, Keys::new(start(index.filter()), whole, prefix));
                 self.for_each_key(|key, _| {
@@ -200,6 +194,33 @@ impl SstFile<'_> {
             }
         }
     }
+}
+
+/// The first partition named out of the file's order (or twice), as a
+/// mismatch: RocksDB writes each partition after the one before, so a
+/// check rebuilds each once, in one pass over the keys.
+fn out_of_order(partitions: &super::Partitions<'_>) -> Option<FilterReport> {
+    let (mut walk, mut end) = (partitions.walk(), 0u64);
+    let mut index = 0;
+    while let Some((h, _)) = walk.filter() {
+        if h.offset < end {
+            return Some(FilterReport {
+                index,
+                keys: 0,
+                bytes: 0,
+                check: FilterCheck::Mismatch {
+                    what: format!(
+                        "partition {index} (offset {}) is named out of the file's order, or twice",
+                        h.offset
+                    ),
+                },
+            });
+        }
+        end = h.offset.saturating_add(h.size).saturating_add(5);
+        walk.advance();
+        index += 1;
+    }
+    None
 }
 
 /// The keys a filter gets, as RocksDB 7.8's `FullFilterBlockBuilder::Add`

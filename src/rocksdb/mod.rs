@@ -231,9 +231,10 @@ pub struct Partitions<'a> {
 impl<'a> Partitions<'a> {
     /// Reads the partition index `index` (its block at `offset`) and each
     /// distinct partition it names, within the bounds of a file of
-    /// `file.len()` bytes: the partitions checked add up to at most twice
-    /// the file (each counted as at least 64 bytes); past that, a partition
-    /// is not read (it rules nothing out).
+    /// `file_len` bytes: the partitions checked add up to at most twice the
+    /// file (each counted as at least 64 bytes), which a table RocksDB wrote
+    /// never nears (its partitions lie apart in the file); past that, the
+    /// filter does not read (it rules nothing out).
     fn read(
         index: Cow<'a, [u8]>,
         offset: u64,
@@ -257,16 +258,16 @@ impl<'a> Partitions<'a> {
             entries += 1;
             if let std::collections::btree_map::Entry::Vacant(entry) = filters.entry(handle) {
                 checked = checked.saturating_add(handle.size.saturating_add(5).max(64));
-                entry.insert(match checked <= budget {
-                    true => read(handle),
-                    false => Err(Error::LimitExceeded {
+                if checked > budget {
+                    return Err(Error::LimitExceeded {
                         block: BlockKind::FilterIndex,
                         offset,
                         what: Limit::FilterPartitions,
                         found: checked,
                         limit: budget,
-                    }),
-                });
+                    });
+                }
+                entry.insert(read(handle));
             }
             more = cursor.advance().map_err(corrupt)?;
         }

@@ -154,6 +154,17 @@ impl Sst {
         self.set_meta(b"rocksdb.properties", handle_bytes(h));
     }
 
+    /// Changes the value of property `name`, appending the properties anew.
+    pub fn change_property(&mut self, name: &[u8], change: impl Fn(&mut Vec<u8>)) {
+        let mut properties = self.properties();
+        for (key, value) in &mut properties {
+            if key == name {
+                change(value);
+            }
+        }
+        self.set_properties(&properties);
+    }
+
     /// The file: the metaindex appended, then a footer naming it.
     pub fn finish(mut self) -> Vec<u8> {
         let meta = self.append(&block(&self.metaindex.clone(), true), 0);
@@ -252,13 +263,9 @@ pub fn cases() -> Vec<Case> {
             "fastbloom-fv5-prefixonly11-xxh3",
             true,
             |sst| {
-                let mut properties = sst.properties();
-                for (key, value) in &mut properties {
-                    if key == b"rocksdb.prefix.extractor.name" {
-                        *value = b"rocksdb.FixedPrefix.011".to_vec();
-                    }
-                }
-                sst.set_properties(&properties);
+                sst.change_property(b"rocksdb.prefix.extractor.name", |value| {
+                    *value = b"rocksdb.FixedPrefix.011".to_vec()
+                })
             },
         ),
         // The index type in 5 bytes: RocksDB reads a fixed32 from the first 4.
@@ -266,15 +273,7 @@ pub fn cases() -> Vec<Case> {
             "index-type-5-bytes",
             "fastbloom-fv5-partitioned-xxh3",
             false,
-            |sst| {
-                let mut properties = sst.properties();
-                for (key, value) in &mut properties {
-                    if key == b"rocksdb.block.based.table.index.type" {
-                        value.push(0);
-                    }
-                }
-                sst.set_properties(&properties);
-            },
+            |sst| sst.change_property(b"rocksdb.block.based.table.index.type", |v| v.push(0)),
         ),
         // The index as one Zstd frame with a window descriptor and no
         // content size (raw blocks), as `zstd` writes from a pipe, in a table
@@ -368,5 +367,16 @@ pub fn bombs() -> Vec<(&'static str, Vec<u8>)> {
     let h = sst.append(&zlib(&index), 2);
     sst.set_meta(name, handle_bytes(h));
     out.push(("filter-partitions-name-one-filter", sst.finish()));
+    // A filter index of 200,000 distinct partitions, all starting at 0.
+    let mut sst = golden("fastbloom-fv5-partitioned-zstd-xxh3");
+    let index: Vec<Entry> = (0..200_000u64)
+        .map(|i| {
+            let h = BlockHandle { offset: 0, size: i };
+            (i.to_be_bytes().to_vec(), handle_bytes(h))
+        })
+        .collect();
+    let h = sst.append(&zlib(&block(&index, false)), 2);
+    sst.set_meta(name, handle_bytes(h));
+    out.push(("filter-partitions-overlap", sst.finish()));
     out
 }
