@@ -20,6 +20,11 @@ pub enum Error {
     },
     /// The footer's metaindex or index handle is not two varint64s.
     BadFooterHandle,
+    /// A RocksDB footer of format_version 6 or later that does not read.
+    BadFooter {
+        /// What is wrong.
+        what: FooterProblem,
+    },
     /// A block handle points past the end of the file.
     HandlePastEnd {
         /// Which block.
@@ -103,6 +108,7 @@ impl fmt::Display for Error {
                 crate::table::TABLE_MAGIC
             ),
             Error::BadFooterHandle => write!(f, "corrupt footer: a block handle is not two varint64s"),
+            Error::BadFooter { what } => write!(f, "corrupt footer: {what}"),
             Error::HandlePastEnd {
                 block,
                 handle,
@@ -221,6 +227,8 @@ pub enum Corruption {
     MetaBlockCompressed,
     /// A properties block whose keys are not in strictly increasing order.
     PropertiesUnsorted,
+    /// A format_version >= 6 metaindex without the entry `rocksdb.index`.
+    NoIndexEntry,
 }
 
 impl fmt::Display for Corruption {
@@ -259,6 +267,7 @@ impl fmt::Display for Corruption {
             Corruption::PropertiesUnsorted => {
                 "properties unsorted (RocksDB fails every lookup in such a table)"
             }
+            Corruption::NoIndexEntry => "no entry rocksdb.index naming the index block",
         })
     }
 }
@@ -286,6 +295,43 @@ impl fmt::Display for Limit {
     }
 }
 
+/// What is wrong with a RocksDB footer of format_version 6 or later
+/// ([`Error::BadFooter`]), as RocksDB's `Footer::DecodeFrom` finds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FooterProblem {
+    /// The 4 bytes after the checksum type are not the extended magic
+    /// `3e 00 7a 00`.
+    ExtendedMagic {
+        /// The bytes, as a little-endian number.
+        found: u32,
+    },
+    /// The footer's checksum does not match its bytes.
+    Checksum {
+        /// The checksum the footer holds.
+        expected: u32,
+        /// The checksum of its bytes, with the modifier of its offset.
+        found: u32,
+    },
+    /// The base context checksum is 0, which RocksDB never writes.
+    NoContextChecksum,
+}
+
+impl fmt::Display for FooterProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            FooterProblem::ExtendedMagic { found } => {
+                write!(f, "extended magic {found:#010x}, expected 0x007a003e")
+            }
+            FooterProblem::Checksum { expected, found } => write!(
+                f,
+                "footer checksum mismatch: the footer says {expected:#010x}, its bytes give {found:#010x}"
+            ),
+            FooterProblem::NoContextChecksum => f.write_str("a base context checksum of 0"),
+        }
+    }
+}
+
 /// A field whose value this crate does not read ([`Error::Unsupported`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -298,6 +344,9 @@ pub enum Field {
     CompressionType,
     /// A RocksDB index type (0 to 3 are read).
     IndexType,
+    /// The reserved bytes of a format_version >= 6 footer: a feature of a
+    /// newer RocksDB.
+    FooterReserved,
 }
 
 impl fmt::Display for Field {
@@ -305,7 +354,10 @@ impl fmt::Display for Field {
         f.write_str(match self {
             Field::ChecksumType => "checksum type (RocksDB 7.8 writes 0 to 4)",
             Field::FormatVersion => {
-                "format_version (RocksDB 7.8 writes 1 to 5; 6 and later are not read)"
+                "format_version (read: 0 to 7, what RocksDB writes up to 10.x; 8, RocksDB 11.10's, and later are not)"
+            }
+            Field::FooterReserved => {
+                "footer feature (reserved footer bytes set: a RocksDB newer than this crate)"
             }
             Field::CompressionType => {
                 "compression type (read: 0 none, 1 Snappy, 2 Zlib, 4 and 5 LZ4, 7 and 0x40 Zstd; not BZip2 3, Xpress 6)"

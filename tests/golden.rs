@@ -13,7 +13,14 @@ use vectors::{read_cases, unhex, Case};
 /// CRC-32C) and size of each golden file: a file mangled in transit fails here.
 #[test]
 fn manifests_match_files() {
-    for dir in ["vectors", "tables", "rocksdb", "rocksdb/crafted", "damaged"] {
+    for dir in [
+        "vectors",
+        "tables",
+        "rocksdb",
+        "rocksdb/crafted",
+        "rocksdb9",
+        "damaged",
+    ] {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("testdata")
             .join(dir);

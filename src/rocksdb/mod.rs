@@ -42,6 +42,7 @@ use check::Prefix;
 pub use filter::FilterBits;
 pub use xxph3::hash64;
 
+pub use crate::error::FooterProblem;
 use crate::error::{Corruption, Field, Limit};
 use crate::table::{
     stored_block, uncompressed_limit, varint64, BlockHandle, BlockKind, Compression,
@@ -131,55 +132,75 @@ impl std::fmt::Display for ChecksumType {
 /// A RocksDB table's footer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Footer {
-    /// 0 (the legacy footer, LevelDB's) to 5.
+    /// 0 (the legacy footer, LevelDB's) to 7.
     pub format_version: u32,
     /// How blocks are checksummed.
     pub checksum: ChecksumType,
     /// The metaindex block.
     pub metaindex: BlockHandle,
-    /// The index block.
+    /// The index block: from the footer, or for format_version >= 6 from
+    /// the metaindex entry `rocksdb.index` ([`Footer::read`] looks it up;
+    /// [`Footer::read_end`], which sees no metaindex, gives offset and size 0).
     pub index: BlockHandle,
+    /// format_version >= 6: the table's context for block checksums (never
+    /// 0 there); 0 before.
+    pub base_context_checksum: u32,
 }
 
 impl Footer {
-    /// Reads the footer at the end of `file`.
+    /// Reads the footer at the end of `file` (and for format_version >= 6
+    /// the index handle from the metaindex).
     pub fn read(file: &[u8]) -> Result<Footer, Error> {
-        Footer::read_end(file, file.len() as u64)
+        let mut footer = Footer::read_end(file, file.len() as u64)?;
+        if footer.format_version >= 6 {
+            let metaindex = read_block(file, &footer, BlockKind::Metaindex, footer.metaindex)?;
+            let corrupt = |what| Error::CorruptBlock {
+                block: BlockKind::Metaindex,
+                offset: footer.metaindex.offset,
+                what,
+            };
+            let value =
+                find_meta(metaindex, b"rocksdb.index").ok_or(corrupt(Corruption::NoIndexEntry))?;
+            footer.index = BlockHandle::decode(value)
+                .ok_or(corrupt(Corruption::NotAHandle))?
+                .0;
+        }
+        Ok(footer)
     }
 
     /// Reads the footer from `end`, the last bytes of a file of `file_len`
     /// bytes (53 of them, or all of a shorter file), and checks that the
     /// blocks it names lie inside the file: a file can be judged from its
-    /// end before it is read whole. LevelDB's magic reads as format_version 0.
+    /// end before it is read whole. LevelDB's magic reads as format_version
+    /// 0. From format_version 6 the footer holds its own checksum (checked
+    /// here) and the metaindex's size, the metaindex ending where the
+    /// footer starts; the index handle is in the metaindex.
     pub fn read_end(end: &[u8], file_len: u64) -> Result<Footer, Error> {
         let len = end.len();
         if len < crate::table::FOOTER_LEN || file_len < len as u64 {
             return Err(Error::TruncatedFooter { len: file_len });
         }
         let magic = u64::from_le_bytes(end[len - 8..].try_into().expect("8 bytes"));
-        let (checksum, handles, format_version) = match magic {
-            LEGACY_MAGIC => (ChecksumType::Crc32c, &end[len - 48..len - 8], 0),
-            ROCKSDB_MAGIC if len < 53 => return Err(Error::TruncatedFooter { len: file_len }),
-            ROCKSDB_MAGIC => {
-                let footer = &end[len - 53..];
-                let version = u32::from_le_bytes(footer[41..45].try_into().expect("4 bytes"));
-                if !(1..=5).contains(&version) {
-                    return Err(Error::Unsupported {
-                        what: Field::FormatVersion,
-                        found: u64::from(version),
-                    });
+        let footer = match magic {
+            LEGACY_MAGIC => {
+                let (metaindex, index) = two_handles(&end[len - 48..len - 8])?;
+                Footer {
+                    format_version: 0,
+                    checksum: ChecksumType::Crc32c,
+                    metaindex,
+                    index,
+                    base_context_checksum: 0,
                 }
-                let checksum = ChecksumType::from_byte(footer[0]).ok_or(Error::Unsupported {
-                    what: Field::ChecksumType,
-                    found: u64::from(footer[0]),
-                })?;
-                (checksum, &footer[1..41], version)
             }
+            ROCKSDB_MAGIC if len < 53 => return Err(Error::TruncatedFooter { len: file_len }),
+            ROCKSDB_MAGIC => Footer::read_rocksdb(&end[len - 53..], file_len - 53)?,
             found => return Err(Error::BadMagic { found }),
         };
-        let (metaindex, rest) = BlockHandle::decode(handles).ok_or(Error::BadFooterHandle)?;
-        let (index, _) = BlockHandle::decode(rest).ok_or(Error::BadFooterHandle)?;
-        for (block, handle) in [(BlockKind::Metaindex, metaindex), (BlockKind::Index, index)] {
+        let index = (footer.format_version < 6).then_some((BlockKind::Index, footer.index));
+        for (block, handle) in [(BlockKind::Metaindex, footer.metaindex)]
+            .into_iter()
+            .chain(index)
+        {
             let end = handle
                 .offset
                 .checked_add(handle.size)
@@ -192,13 +213,104 @@ impl Footer {
                 });
             }
         }
+        Ok(footer)
+    }
+
+    /// A footer of RocksDB's magic: its 53 bytes, at `offset` in the file.
+    fn read_rocksdb(footer: &[u8], offset: u64) -> Result<Footer, Error> {
+        let u32_at =
+            |at: usize| u32::from_le_bytes(footer[at..at + 4].try_into().expect("4 bytes"));
+        let format_version = u32_at(41);
+        if !(1..=7).contains(&format_version) {
+            return Err(Error::Unsupported {
+                what: Field::FormatVersion,
+                found: u64::from(format_version),
+            });
+        }
+        let checksum = ChecksumType::from_byte(footer[0]).ok_or(Error::Unsupported {
+            what: Field::ChecksumType,
+            found: u64::from(footer[0]),
+        })?;
+        if format_version < 6 {
+            let (metaindex, index) = two_handles(&footer[1..41])?;
+            return Ok(Footer {
+                format_version,
+                checksum,
+                metaindex,
+                index,
+                base_context_checksum: 0,
+            });
+        }
+        // `Footer::DecodeFrom` of format_version 6 and 7.
+        let bad = |what| Err(Error::BadFooter { what });
+        if footer[1..5] != [0x3e, 0x00, 0x7a, 0x00] {
+            return bad(FooterProblem::ExtendedMagic { found: u32_at(1) });
+        }
+        let reserved = u64::from_le_bytes(footer[33..41].try_into().expect("8 bytes"));
+        if reserved != 0 {
+            return Err(Error::Unsupported {
+                what: Field::FooterReserved,
+                found: reserved,
+            });
+        }
+        let base = u32_at(9);
+        if base == 0 {
+            return bad(FooterProblem::NoContextChecksum);
+        }
+        let mut zeroed = [0u8; 53];
+        zeroed.copy_from_slice(footer);
+        zeroed[5..9].fill(0);
+        let found = checksum
+            .checksum(&zeroed[..52], zeroed[52])
+            .unwrap_or(0)
+            .wrapping_add(context_modifier(base, offset));
+        if found != u32_at(5) {
+            return bad(FooterProblem::Checksum {
+                expected: u32_at(5),
+                found,
+            });
+        }
+        let size = u64::from(u32_at(13));
+        let metaindex = BlockHandle {
+            offset: offset
+                .checked_sub(size + crate::table::BLOCK_TRAILER_LEN)
+                .ok_or(Error::HandlePastEnd {
+                    block: BlockKind::Metaindex,
+                    handle: BlockHandle { offset: 0, size },
+                    file_len: offset + 53,
+                })?,
+            size,
+        };
         Ok(Footer {
             format_version,
             checksum,
             metaindex,
-            index,
+            index: BlockHandle { offset: 0, size: 0 },
+            base_context_checksum: base,
         })
     }
+
+    /// What a block's stored checksum adds to its computed one
+    /// (format_version >= 6, `ChecksumModifierForContext`).
+    pub fn checksum_modifier(&self, offset: u64) -> u32 {
+        context_modifier(self.base_context_checksum, offset)
+    }
+}
+
+/// `ChecksumModifierForContext`: 0 without a context, else the context
+/// xor the offset's two halves added.
+fn context_modifier(base: u32, offset: u64) -> u32 {
+    match base {
+        0 => 0,
+        base => base ^ (offset as u32).wrapping_add((offset >> 32) as u32),
+    }
+}
+
+/// The metaindex and index handles of a footer before format_version 6.
+fn two_handles(handles: &[u8]) -> Result<(BlockHandle, BlockHandle), Error> {
+    let (metaindex, rest) = BlockHandle::decode(handles).ok_or(Error::BadFooterHandle)?;
+    let (index, _) = BlockHandle::decode(rest).ok_or(Error::BadFooterHandle)?;
+    Ok((metaindex, index))
 }
 
 /// A RocksDB table's filter, as RocksDB 7.8 finds it in the metaindex.
@@ -525,12 +637,7 @@ impl<'a> SstFile<'a> {
     /// kept: RocksDB then reads without it).
     pub fn open(file: &'a [u8]) -> Result<SstFile<'a>, Error> {
         let footer = Footer::read(file)?;
-        let metaindex = read_block(
-            file,
-            footer.checksum,
-            BlockKind::Metaindex,
-            footer.metaindex,
-        )?;
+        let metaindex = read_block(file, &footer, BlockKind::Metaindex, footer.metaindex)?;
         let meta_error = |what| Error::CorruptBlock {
             block: BlockKind::Metaindex,
             offset: footer.metaindex.offset,
@@ -551,7 +658,7 @@ impl<'a> SstFile<'a> {
         if let Some(value) = find(b"rocksdb.properties").or_else(|| find(b"rocksdb.stats")) {
             let (handle, _) =
                 BlockHandle::decode(value).ok_or(meta_error(Corruption::PropertiesNotAHandle))?;
-            let block = read_block(file, footer.checksum, BlockKind::Properties, handle)?;
+            let block = read_block(file, &footer, BlockKind::Properties, handle)?;
             props = Props::read(block, handle.offset)?;
         }
         let mut sst = SstFile {
@@ -562,7 +669,7 @@ impl<'a> SstFile<'a> {
             dictionary: find(b"rocksdb.compression_dict").map(|value| {
                 let (handle, _) =
                     BlockHandle::decode(value).ok_or(meta_error(Corruption::NotAHandle))?;
-                read_block(file, footer.checksum, BlockKind::Dictionary, handle)
+                read_block(file, &footer, BlockKind::Dictionary, handle)
             }),
             filter_name: None,
             filter: Ok(None),
@@ -594,11 +701,11 @@ impl<'a> SstFile<'a> {
     }
 
     fn read_filter(&self, prefix: &str, handle: BlockHandle) -> Result<SstFilter<'a>, Error> {
-        let (file, checksum) = (self.file, self.footer.checksum);
+        let (file, footer) = (self.file, self.footer);
         Ok(match prefix {
             "fullfilter." => SstFilter::Full(FilterBits::parse(read_block(
                 file,
-                checksum,
+                &footer,
                 BlockKind::Filter,
                 handle,
             )?)),
@@ -611,7 +718,7 @@ impl<'a> SstFile<'a> {
                     first_key: false,
                 };
                 let read = |handle| {
-                    read_block(file, checksum, BlockKind::Filter, handle).map(FilterBits::parse)
+                    read_block(file, &footer, BlockKind::Filter, handle).map(FilterBits::parse)
                 };
                 SstFilter::Partitioned(Partitions::read(
                     index,
@@ -701,7 +808,7 @@ impl<'a> SstFile<'a> {
         kind: BlockKind,
         handle: BlockHandle,
     ) -> Result<(Cow<'a, [u8]>, Compression), Error> {
-        let (contents, type_byte) = checked_block(self.file, self.footer.checksum, kind, handle)?;
+        let (contents, type_byte) = checked_block(self.file, &self.footer, kind, handle)?;
         let dict = match (&self.dictionary, kind) {
             (Some(dict), BlockKind::Data) if type_byte != 0 => {
                 dict.as_ref().map_err(Clone::clone)?
@@ -923,13 +1030,13 @@ fn find_meta<'b>(metaindex: &'b [u8], name: &[u8]) -> Option<&'b [u8]> {
 
 /// A block's contents, its trailer checked; meta and filter blocks are never
 /// compressed.
-fn read_block(
-    file: &[u8],
-    checksum: ChecksumType,
+fn read_block<'f>(
+    file: &'f [u8],
+    footer: &Footer,
     kind: BlockKind,
     handle: BlockHandle,
-) -> Result<&[u8], Error> {
-    let (contents, type_byte) = checked_block(file, checksum, kind, handle)?;
+) -> Result<&'f [u8], Error> {
+    let (contents, type_byte) = checked_block(file, footer, kind, handle)?;
     if type_byte != 0 && kind != BlockKind::Filter {
         return Err(Error::CorruptBlock {
             block: kind,
@@ -941,16 +1048,18 @@ fn read_block(
 }
 
 /// A block's stored contents and type byte, once its trailer's checksum
-/// matches.
-fn checked_block(
-    file: &[u8],
-    checksum: ChecksumType,
+/// matches (with format_version >= 6, the checksum plus the modifier of the
+/// block's offset).
+fn checked_block<'f>(
+    file: &'f [u8],
+    footer: &Footer,
     kind: BlockKind,
     handle: BlockHandle,
-) -> Result<(&[u8], u8), Error> {
+) -> Result<(&'f [u8], u8), Error> {
     let (contents, trailer) = stored_block(file, kind, handle)?;
     let expected = u32::from_le_bytes(trailer[1..5].try_into().expect("4 bytes"));
-    if let Some(found) = checksum.checksum(contents, trailer[0]) {
+    let checksum = footer.checksum.checksum(contents, trailer[0]);
+    if let Some(found) = checksum.map(|c| c.wrapping_add(footer.checksum_modifier(handle.offset))) {
         if found != expected {
             return Err(Error::ChecksumMismatch {
                 block: kind,
