@@ -1,8 +1,10 @@
 """Writes SST files with RocksDB 9.8.4 (the library inside the PyPI wheel
 rocksdict 0.3.29), format_version 6, and beside each RocksDB's own per-key
 decisions, as gen-rocksdb.cc does for 7.8: the file is ingested into a DB,
-each key is read with get, and the statistics ticker
-rocksdb.bloom.filter.useful says whether the filter ruled the key out.
+each key is read with get, and the statistics tickers
+rocksdb.bloom.filter.useful and rocksdb.bloom.filter.prefix.useful say
+whether the filter ruled the key out. Every table option reaches RocksDB
+through an OPTIONS file loaded with Options.load_latest.
 
     python3 -m venv venv && venv/bin/pip install rocksdict==0.3.29
     venv/bin/python gen-rocksdb9.py OUT_DIR [SEED]
@@ -17,64 +19,74 @@ import re
 import shutil
 import sys
 
-from rocksdict import (BlockBasedIndexType, BlockBasedOptions, ChecksumType,
-                       DBCompressionType, Options, Rdict, SliceTransform,
-                       SstFileWriter)
+from rocksdict import Options, Rdict, SstFileWriter
 
+# name, keys, then the OPTIONS file's table and column-family settings.
 SPECS = [
-    # name, checksum, compression, partitioned, prefix, keys
-    ("fastbloom-fv6-xxh3", "xxh3", "none", False, 0, 600),
-    ("fastbloom-fv6-crc32c-lz4", "crc32c", "lz4", False, 0, 500),
-    ("fastbloom-fv6-none-zstd", "none", "zstd", False, 0, 500),
-    ("fastbloom-fv6-partitioned-xxh3-snappy", "xxh3", "snappy", True, 0, 800),
-    ("fastbloom-fv6-prefix4-xxhash64", "xxhash64", "none", False, 4, 400),
+    ("fastbloom-fv6-xxh3", 600, {}, {}),
+    ("fastbloom-fv6-crc32c-lz4", 500, {"checksum": "kCRC32c"}, {"compression": "kLZ4Compression"}),
+    ("fastbloom-fv6-none-zstd", 500, {"checksum": "kNoChecksum"}, {"compression": "kZSTD"}),
+    ("fastbloom-fv6-partitioned-xxh3-snappy", 800,
+     {"partition_filters": "true", "index_type": "kTwoLevelIndexSearch",
+      "metadata_block_size": "256"}, {"compression": "kSnappyCompression"}),
+    ("fastbloom-fv6-prefix4-xxhash64", 400, {"checksum": "kxxHash64"},
+     {"prefix_extractor": "rocksdb.FixedPrefix.4"}),
+    # Prefixes alone: a get probes the key's first 11 bytes.
+    ("fastbloom-fv6-prefixonly11-xxh3", 400, {"whole_key_filtering": "false"},
+     {"prefix_extractor": "rocksdb.FixedPrefix.11"}),
+    # Ribbon; an index with first keys and data blocks with a hash index.
+    ("ribbon-fv6-firstkey-hash-zstd-xxh3", 600,
+     {"filter_policy": "ribbonfilter:10", "index_type": "kBinarySearchWithFirstKey",
+      "data_block_index_type": "kDataBlockBinaryAndHash"}, {"compression": "kZSTD"}),
+    # Filter partitions cut by their own entry count (decoupled from the index's).
+    ("ribbon-fv6-partitioned-decoupled-xxh3", 800,
+     {"filter_policy": "ribbonfilter:10", "partition_filters": "true",
+      "decouple_partitioned_filters": "true", "index_type": "kTwoLevelIndexSearch",
+      "metadata_block_size": "256"}, {}),
+    ("fastbloom-fv6-partitioned-decoupled-prefix4-xxh3", 800,
+     {"partition_filters": "true", "decouple_partitioned_filters": "true",
+      "index_type": "kTwoLevelIndexSearch", "metadata_block_size": "256"},
+     {"prefix_extractor": "rocksdb.FixedPrefix.4"}),
 ]
 
 
-def checksum(name):
-    return {"xxh3": ChecksumType.xxh3, "crc32c": ChecksumType.crc32c,
-            "xxhash64": ChecksumType.xxhash64, "none": ChecksumType.no_checksum}[name]()
-
-
-def compression(name):
-    return {"none": DBCompressionType.none, "lz4": DBCompressionType.lz4,
-            "zstd": DBCompressionType.zstd, "snappy": DBCompressionType.snappy}[name]()
-
-
-def options(spec):
-    name, check, codec, partitioned, prefix, _ = spec
-    table = BlockBasedOptions()
-    table.set_format_version(6)
-    table.set_bloom_filter(10, False)
-    table.set_checksum_type(checksum(check))
-    table.set_block_size(1024)
-    table.set_index_block_restart_interval(4)
-    if partitioned:
-        table.set_partition_filters(True)
-        table.set_index_type(BlockBasedIndexType.two_level_index_search())
-        table.set_metadata_block_size(256)
-    opt = Options(raw_mode=True)
+def options(out, name, table, column_family):
+    """The column family's options, from an OPTIONS file written for them."""
+    table = {"format_version": "6", "filter_policy": "bloomfilter:10:false",
+             "checksum": "kXXH3", "block_size": "1024",
+             "index_block_restart_interval": "4", **table}
+    column_family = {"compression": "kNoCompression", **column_family}
+    lines = ["[Version]", "  rocksdb_version=9.8.4", "  options_file_version=1.1", "",
+             "[DBOptions]", "  create_if_missing=true", "", '[CFOptions "default"]']
+    lines += [f"  {k}={v}" for k, v in column_family.items()]
+    lines += ["", '[TableOptions/BlockBasedTable "default"]']
+    lines += [f"  {k}={v}" for k, v in table.items()]
+    opt_dir = os.path.join(out, ".options-" + name)
+    shutil.rmtree(opt_dir, ignore_errors=True)
+    os.makedirs(opt_dir)
+    with open(os.path.join(opt_dir, "OPTIONS-000001"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    _, families = Options.load_latest(opt_dir)
+    shutil.rmtree(opt_dir)
+    opt = families["default"]
     opt.create_if_missing(True)
-    opt.set_block_based_table_factory(table)
-    opt.set_compression_type(compression(codec))
-    if prefix:
-        opt.set_prefix_extractor(SliceTransform.create_fixed_prefix(prefix))
     opt.enable_statistics()
     return opt
 
 
-def useful(opt):
-    found = re.search(r"rocksdb\.bloom\.filter\.useful COUNT : (\d+)", opt.get_statistics())
-    return int(found.group(1)) if found else 0
+def ruled_out(opt):
+    stats = opt.get_statistics()
+    return sum(int(n) for n in re.findall(
+        r"rocksdb\.bloom\.filter\.(?:prefix\.)?useful COUNT : (\d+)", stats))
 
 
 def write(out, spec, seed):
-    name, keys = spec[0], spec[5]
+    name, keys, table, column_family = spec
     rng = random.Random(f"{seed}-{name}")
     # Key i: even written, odd probed; varying lengths, bytes >= 0x80 too.
     all_keys = [b"key%08d" % i + bytes(rng.randrange(256) for _ in range(rng.randrange(24)))
                 for i in range(2 * keys)]
-    opt = options(spec)
+    opt = options(out, name, table, column_family)
     path = os.path.join(out, name + ".sst")
     writer = SstFileWriter(options=opt)
     writer.open(path)
@@ -87,13 +99,13 @@ def write(out, spec, seed):
     db.ingest_external_file([path])
     lines = []
     for i in range(2 * keys - 1):
-        before = useful(opt)
+        before = ruled_out(opt)
         value = db.get(all_keys[i])
-        ruled_out = useful(opt) > before
-        if i % 2 == 0 and (ruled_out or value is None):
+        absent = ruled_out(opt) > before
+        if i % 2 == 0 and (absent or value is None):
             sys.exit(f"gen-rocksdb9: {name}: a written key was not found")
         lines.append(f"{all_keys[i].hex()} {'written' if i % 2 == 0 else 'unwritten'} "
-                     f"{'absent' if ruled_out else 'may-match'}\n")
+                     f"{'absent' if absent else 'may-match'}\n")
     db.close()
     shutil.rmtree(db_dir, ignore_errors=True)
     with open(os.path.join(out, name + ".answers"), "w") as f:

@@ -126,7 +126,27 @@ impl SstFile<'_> {
     /// probed with every key. One pass over the keys, holding one rebuilt
     /// filter at a time. Errors are the table's (a block that does not
     /// read); a filter that does not read is a [`FilterCheck::Mismatch`].
+    ///
+    /// The keys each filter gets are as the writer's `FullFilterBlockBuilder`
+    /// and `PartitionedFilterBlockBuilder` add them, which changed in RocksDB
+    /// 9.6 for filters of prefixes alone (7.8 adds an empty prefix to each
+    /// filter; 9.6 the previous key's prefix to each partition it starts):
+    /// the table is checked as the one its format_version suggests (9.6 from
+    /// format_version 6), then, where that fails, as the other.
     pub fn check_filter(&self) -> Result<TableCheck, Error> {
+        let (first, second) = match self.footer().format_version >= 6 {
+            true => (Writer::Since96, Writer::Before96),
+            false => (Writer::Before96, Writer::Since96),
+        };
+        let check = self.check_filter_as(first)?;
+        if check.ok() || self.whole_key_filtering() || self.prefix_extractor().is_none() {
+            return Ok(check);
+        }
+        let other = self.check_filter_as(second)?;
+        Ok(if other.ok() { other } else { check })
+    }
+
+    fn check_filter_as(&self, writer: Writer) -> Result<TableCheck, Error> {
         let filter = match self.filter() {
             Ok(None) => return Ok(TableCheck::NoFilter),
             Ok(Some(filter)) => filter,
@@ -143,7 +163,7 @@ impl SstFile<'_> {
                 why: "a block-based filter, which RocksDB 7.8 does not read",
             }),
             SstFilter::Full(bits) => {
-                let mut keys = Keys::new(Rebuild::new(bits), whole, prefix);
+                let mut keys = Keys::new(Rebuild::new(bits), whole, prefix, writer);
                 self.for_each_key(|key, _| keys.add(key))?;
                 Ok(TableCheck::Filters(vec![keys.rebuild.finish(0)]))
             }
@@ -169,7 +189,8 @@ impl SstFile<'_> {
                     }
                 }
                 let mut reports = Vec::with_capacity(count.min(1 << 16));
-                let (mut at, mut keys) = (0, Keys::new(start(index.filter()), whole, prefix));
+                let (mut at, mut keys) =
+                    (0, Keys::new(start(index.filter()), whole, prefix, writer));
                 self.for_each_key(|key, _| {
                     while at + 1 < count && !index.holds(key) {
                         if keys.rebuild.keys > 0 {
@@ -232,6 +253,7 @@ fn out_of_order(partitions: &super::Partitions<'_>) -> Option<FilterReport> {
 #[derive(Debug)]
 struct Keys<'f> {
     rebuild: Rebuild<'f>,
+    writer: Writer,
     whole: bool,
     prefix: Prefix,
     last_key_in_domain: bool,
@@ -242,9 +264,10 @@ struct Keys<'f> {
 }
 
 impl<'f> Keys<'f> {
-    fn new(rebuild: Rebuild<'f>, whole: bool, prefix: Prefix) -> Self {
+    fn new(rebuild: Rebuild<'f>, whole: bool, prefix: Prefix, writer: Writer) -> Self {
         Keys {
             rebuild,
+            writer,
             whole,
             prefix,
             last_key_in_domain: false,
@@ -255,9 +278,22 @@ impl<'f> Keys<'f> {
         }
     }
 
-    /// `FullFilterBlockBuilder::Add`.
+    /// `FullFilterBlockBuilder::Add` (9.6: `PartitionedFilterBlockBuilder::AddImpl`
+    /// between cuts).
     fn add(&mut self, key: &[u8]) {
         let prefix = self.prefix.of_key(key);
+        if self.writer == Writer::Since96 {
+            if self.whole {
+                self.rebuild.add(key);
+            }
+            if let Some(prefix) = prefix {
+                self.rebuild.add(prefix);
+                self.last_prefix.clear();
+                self.last_prefix.extend_from_slice(prefix);
+            }
+            self.last_key_in_domain = prefix.is_some();
+            return;
+        }
         if !self.last_prefix_recorded && self.last_key_in_domain {
             self.rebuild.add(&self.last_prefix);
             self.last_prefix_recorded = true;
@@ -283,20 +319,33 @@ impl<'f> Keys<'f> {
     }
 
     /// What a partition gets as it is cut before `next`: the next key's
-    /// prefix, unless it is the last one recorded.
+    /// prefix (7.8: unless it is the last one recorded).
     fn cut_before(&mut self, next: &[u8]) {
         if let Some(prefix) = self.prefix.of_key(next) {
-            if prefix != self.last_prefix {
+            if self.writer == Writer::Since96 || prefix != self.last_prefix {
                 self.rebuild.add(prefix);
             }
         }
     }
 
-    /// `FullFilterBlockBuilder::Reset`, after a partition is cut.
+    /// After a partition is cut: 7.8's `FullFilterBlockBuilder::Reset`; 9.6
+    /// starts the next partition with the previous key's prefix.
     fn reset(&mut self) {
         self.last_whole_recorded = false;
         self.last_prefix_recorded = false;
+        if self.writer == Writer::Since96 && self.last_key_in_domain {
+            self.rebuild.add(&self.last_prefix);
+        }
     }
+}
+
+/// Which RocksDB's filter builders added a table's keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Writer {
+    /// Up to 9.5, as 7.8.
+    Before96,
+    /// 9.6 and later (`AddKeyAndAlt`).
+    Since96,
 }
 
 /// One filter rebuilt key by key: its bits set again (Bloom), or its keys
