@@ -125,7 +125,7 @@ impl fmt::Display for Error {
                 found,
             } => write!(
                 f,
-                "checksum mismatch at offset {offset} ({block}): trailer says crc32c {expected:#010x}, contents give {found:#010x}"
+                "checksum mismatch at offset {offset} ({block}): the trailer says {expected:#010x}, the contents give {found:#010x}"
             ),
             Error::UnknownCompression { block, offset, kind } => write!(
                 f,
@@ -354,7 +354,7 @@ impl fmt::Display for Field {
         f.write_str(match self {
             Field::ChecksumType => "checksum type (RocksDB 7.8 writes 0 to 4)",
             Field::FormatVersion => {
-                "format_version (read: 0 to 7, what RocksDB writes up to 10.x; 8, RocksDB 11.10's, and later are not)"
+                "format_version (read: 1 to 7 under RocksDB's magic number, and LevelDB's footer; 8, an option of RocksDB 11.10, and later are not)"
             }
             Field::FooterReserved => {
                 "footer feature (reserved footer bytes set: a RocksDB newer than this crate)"

@@ -324,7 +324,12 @@ fn every_command_answers_each_crafted_table_in_one_line_within_the_bound() {
                         stderr.starts_with(&format!("ldbfilter: {path}: ")),
                         "{said}"
                     );
-                    assert!(stdout.is_empty(), "{said}");
+                    // Nothing, or for `inspect` of a RocksDB table what its
+                    // footer says (4 lines) before the body that fails.
+                    let footer_only = command[0] == "inspect"
+                        && stdout.lines().count() == 4
+                        && stdout.contains("format_version");
+                    assert!(stdout.is_empty() || footer_only, "{said}");
                 }
                 _ => panic!("{said}: {:?}", out.status),
             }

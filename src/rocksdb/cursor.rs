@@ -147,8 +147,10 @@ impl<'b> Cursor<'b> {
 
     /// RocksDB's `Seek`: `order` gives an entry's key against the target.
     /// False where no entry is found (past the last key).
+    /// A block with no entries before its restart array (as RocksDB writes
+    /// the index of a table of range deletions alone) finds nothing.
     pub(crate) fn seek(&mut self, order: impl Fn(&[u8]) -> Ordering) -> Result<bool, Corruption> {
-        if self.restarts == 0 {
+        if self.restarts == 0 || self.entries_end == 0 {
             return Ok(false);
         }
         // Restart keys at `left` and before are below the target (-1: none

@@ -470,17 +470,43 @@ impl<'a> Partitions<'a> {
 
     /// Whether `probe` may be in the partition a lookup of `key` picks
     /// (the key itself, or its prefix: the partition is chosen by the key).
+    /// Which partition RocksDB's seek picks when a separator's user key is
+    /// the key itself depends on the reader's sequence number: every
+    /// partition it may pick is asked, so that no reader's pick is missed.
     fn may_match(&self, key: &[u8], probe: &[u8]) -> bool {
-        let Some(handle) = self.partition_for(key) else {
-            return true;
+        let mut cursor = self.cursor();
+        let internal = self.internal_keys;
+        let found = match cursor.seek(|separator| order_to_seek(separator, key, internal)) {
+            Ok(true) => true,
+            Ok(false) | Err(_) => cursor.seek_to_last().unwrap_or(false),
         };
-        if handle.size == 0 {
-            return false;
+        if !found {
+            return true;
         }
-        // A partition RocksDB cannot read rules nothing out.
-        self.filter(handle)
-            .map_or(true, |bits| bits.may_match(probe))
+        loop {
+            let Some(handle) = cursor.handle() else {
+                return true;
+            };
+            // A partition of size 0 is out of range; one RocksDB cannot
+            // read rules nothing out.
+            if handle.size != 0
+                && self
+                    .filter(handle)
+                    .map_or(true, |bits| bits.may_match(probe))
+            {
+                return true;
+            }
+            let same_user_key = internal && user_key(cursor.key()) == key;
+            if !same_user_key || !cursor.advance().unwrap_or(false) {
+                return false;
+            }
+        }
     }
+}
+
+/// An internal key's user key (without its 8-byte tag).
+fn user_key(internal: &[u8]) -> &[u8] {
+    &internal[..internal.len().saturating_sub(8)]
 }
 
 /// A walk over a partitioned filter's index, an entry at a time.
@@ -551,9 +577,9 @@ struct Props<'a> {
 }
 
 impl<'a> Props<'a> {
-    /// Walks the properties block, which must read to its end with keys in
-    /// strictly increasing order (`ReadTablePropertiesHelper`: else every
-    /// lookup fails with "properties unsorted").
+    /// Walks the properties block as `ReadTablePropertiesHelper` does: up to
+    /// an entry that does not read, keys in strictly increasing order (else
+    /// RocksDB fails the table: "properties unsorted").
     fn read(block: &'a [u8], offset: u64) -> Result<Self, Error> {
         let corrupt = |what| Error::CorruptBlock {
             block: BlockKind::Properties,
@@ -565,9 +591,11 @@ impl<'a> Props<'a> {
             whole_key_filtering: true,
             ..Props::default()
         };
+        // An entry that does not read ends the properties, RocksDB keeping
+        // those before it; keys out of order fail the table.
         let mut cursor = Cursor::new(block, Layout::Plain).map_err(corrupt)?;
         let mut last = Vec::new();
-        let mut more = cursor.seek_to_first().map_err(corrupt)?;
+        let mut more = cursor.seek_to_first().unwrap_or(false);
         while more {
             let (key, value) = (cursor.key(), cursor.value());
             if !last.is_empty() && key <= &last[..] {
@@ -593,7 +621,7 @@ impl<'a> Props<'a> {
             }
             last.clear();
             last.extend_from_slice(key);
-            more = cursor.advance().map_err(corrupt)?;
+            more = cursor.advance().unwrap_or(false);
         }
         Ok(props)
     }
@@ -607,9 +635,8 @@ pub struct SstFile<'a> {
     metaindex: &'a [u8],
     props: Props<'a>,
     /// The table's compression dictionary (`rocksdb.compression_dict`),
-    /// with which its Zlib, LZ4 and Zstd data blocks were compressed, or why
-    /// it does not read.
-    dictionary: Option<Result<&'a [u8], Error>>,
+    /// with which its Zlib, LZ4 and Zstd data blocks were compressed.
+    dictionary: Option<&'a [u8]>,
     filter_name: Option<String>,
     filter: Result<Option<SstFilter<'a>>, Error>,
     /// The (top-level) index block, uncompressed, and how it was stored,
@@ -643,12 +670,9 @@ impl<'a> SstFile<'a> {
             offset: footer.metaindex.offset,
             what,
         };
-        // Every entry must read, as RocksDB's open walks them.
-        let mut walk = Cursor::new(metaindex, Layout::Plain).map_err(meta_error)?;
-        let mut more = walk.seek_to_first().map_err(meta_error)?;
-        while more {
-            more = walk.advance().map_err(meta_error)?;
-        }
+        // RocksDB seeks the metaindex for the entries it needs; it does not
+        // walk the others, which need not read.
+        Cursor::new(metaindex, Layout::Plain).map_err(meta_error)?;
         let find = |name: &[u8]| find_meta(metaindex, name);
         let mut props = Props {
             whole_key_filtering: true,
@@ -666,11 +690,15 @@ impl<'a> SstFile<'a> {
             footer,
             metaindex,
             props,
-            dictionary: find(b"rocksdb.compression_dict").map(|value| {
-                let (handle, _) =
-                    BlockHandle::decode(value).ok_or(meta_error(Corruption::NotAHandle))?;
-                read_block(file, &footer, BlockKind::Dictionary, handle)
-            }),
+            // RocksDB reads the dictionary when it opens the table.
+            dictionary: match find(b"rocksdb.compression_dict") {
+                None => None,
+                Some(value) => {
+                    let (handle, _) =
+                        BlockHandle::decode(value).ok_or(meta_error(Corruption::NotAHandle))?;
+                    Some(read_block(file, &footer, BlockKind::Dictionary, handle)?)
+                }
+            },
             filter_name: None,
             filter: Ok(None),
             index: OnceCell::new(),
@@ -697,7 +725,50 @@ impl<'a> SstFile<'a> {
             sst.filter = sst.read_filter(prefix, handle).map(Some);
             break;
         }
+        sst.prefetch_partitions()?;
         Ok(sst)
+    }
+
+    /// What RocksDB's open reads ahead of lookups (`CacheDependencies`, as
+    /// a table cache opens a table): every partition of a partitioned
+    /// filter, its index first, and of a two-level index. One that does not
+    /// read fails the table, as it fails RocksDB's open; a full filter that
+    /// does not read leaves the table without a filter. Index partitions are
+    /// checked while each follows the one before in the file (as RocksDB
+    /// writes them), so that no block is read twice.
+    fn prefetch_partitions(&self) -> Result<(), Error> {
+        let partitioned = self
+            .filter_name
+            .as_deref()
+            .is_some_and(|n| n.starts_with("partitionedfilter."));
+        match &self.filter {
+            Err(Error::LimitExceeded { .. }) => {}
+            Err(e) if partitioned => return Err(e.clone()),
+            Ok(Some(SstFilter::Partitioned(partitions))) => {
+                for (_, filter) in partitions.distinct() {
+                    if let Err(e) = filter {
+                        return Err(e.clone());
+                    }
+                }
+            }
+            _ => {}
+        }
+        if self.index_type() != 2 {
+            return Ok(());
+        }
+        let (top, _) = self.top_index()?;
+        let (mut cursor, corrupt) = self.index_cursor(top, self.footer.index.offset)?;
+        let mut end = 0;
+        let mut more = cursor.seek_to_first().map_err(&corrupt)?;
+        while more {
+            let handle = cursor.handle().ok_or(corrupt(Corruption::NotAHandle))?;
+            if after(&mut end, handle, &corrupt).is_err() {
+                break;
+            }
+            self.block(BlockKind::Index, handle)?;
+            more = cursor.advance().map_err(&corrupt)?;
+        }
+        Ok(())
     }
 
     fn read_filter(&self, prefix: &str, handle: BlockHandle) -> Result<SstFilter<'a>, Error> {
@@ -809,10 +880,8 @@ impl<'a> SstFile<'a> {
         handle: BlockHandle,
     ) -> Result<(Cow<'a, [u8]>, Compression), Error> {
         let (contents, type_byte) = checked_block(self.file, &self.footer, kind, handle)?;
-        let dict = match (&self.dictionary, kind) {
-            (Some(dict), BlockKind::Data) if type_byte != 0 => {
-                dict.as_ref().map_err(Clone::clone)?
-            }
+        let dict = match (self.dictionary, kind) {
+            (Some(dict), BlockKind::Data) => dict,
             _ => &[][..],
         };
         let (compression, contents) = uncompress(

@@ -62,8 +62,24 @@ pub fn entries(block: &[u8]) -> Vec<Entry> {
 /// `value_lengths` false, as an index block of delta-encoded values lays
 /// them out (no value length).
 pub fn block(entries: &[Entry], value_lengths: bool) -> Vec<u8> {
+    block_with_garbage(entries, value_lengths, None)
+}
+
+/// [`block`], with bytes that are no entry before the entry of key
+/// `before` (at no restart point), or before the restart array where no
+/// entry has that key.
+pub fn block_with_garbage(
+    entries: &[Entry],
+    value_lengths: bool,
+    garbage: Option<(&[u8], &[u8])>,
+) -> Vec<u8> {
     let (mut out, mut restarts) = (Vec::new(), Vec::new());
+    let mut pending = garbage;
     for (key, value) in entries {
+        if let Some((_, bytes)) = pending.filter(|(before, _)| before == key) {
+            out.extend_from_slice(bytes);
+            pending = None;
+        }
         restarts.push(out.len() as u32);
         varint(&mut out, 0);
         varint(&mut out, key.len() as u64);
@@ -72,6 +88,9 @@ pub fn block(entries: &[Entry], value_lengths: bool) -> Vec<u8> {
         }
         out.extend_from_slice(key);
         out.extend_from_slice(value);
+    }
+    if let Some((_, bytes)) = pending {
+        out.extend_from_slice(bytes);
     }
     for r in &restarts {
         out.extend_from_slice(&r.to_le_bytes());
@@ -86,6 +105,9 @@ pub struct Sst {
     pub footer: Footer,
     /// The metaindex the new footer will name.
     pub metaindex: Vec<Entry>,
+    /// Bytes that are no entry, put in the metaindex before the entry of a
+    /// key.
+    pub metaindex_garbage: Option<(Vec<u8>, Vec<u8>)>,
 }
 
 impl Sst {
@@ -98,6 +120,7 @@ impl Sst {
             bytes: bytes.to_vec(),
             footer,
             metaindex,
+            metaindex_garbage: None,
         }
     }
 
@@ -167,7 +190,12 @@ impl Sst {
 
     /// The file: the metaindex appended, then a footer naming it.
     pub fn finish(mut self) -> Vec<u8> {
-        let meta = self.append(&block(&self.metaindex.clone(), true), 0);
+        let garbage = self.metaindex_garbage.take();
+        let garbage = garbage.as_ref().map(|(key, bytes)| (&key[..], &bytes[..]));
+        let meta = self.append(
+            &block_with_garbage(&self.metaindex.clone(), true, garbage),
+            0,
+        );
         let checksum = match self.footer.checksum {
             ChecksumType::None => 0,
             ChecksumType::Crc32c => 1,
@@ -300,7 +328,137 @@ pub fn cases() -> Vec<Case> {
                 sst.footer.index = sst.append(&block, 7);
             },
         ),
+        // A last properties entry that does not read: RocksDB keeps those
+        // before it.
+        (
+            "properties-trailing-garbage",
+            "legacybloom-fv4-crc32c",
+            false,
+            |sst| {
+                let properties = sst.properties();
+                let garbage = [0, 0x10, 0x01, b'z', b'z'];
+                let block = block_with_garbage(&properties, true, Some((b"", &garbage)));
+                let h = sst.append(&block, 0);
+                sst.set_meta(b"rocksdb.properties", handle_bytes(h));
+            },
+        ),
+        // A metaindex entry that does not read, between restart points no
+        // seek RocksDB makes reaches.
+        (
+            "metaindex-unreached-garbage",
+            "legacybloom-fv4-crc32c",
+            false,
+            |sst| {
+                sst.set_meta(b"aaa", b"x".to_vec());
+                sst.set_meta(b"aab", b"y".to_vec());
+                sst.metaindex_garbage = Some((b"aab".to_vec(), vec![9, 1, 1, b'q', b'q']));
+            },
+        ),
+        // The index of a table of range deletions alone: no entry, one
+        // restart point.
+        (
+            "index-without-entries",
+            "legacybloom-fv4-crc32c",
+            false,
+            |sst| {
+                sst.footer.index = sst.append(&[0, 0, 0, 0, 1, 0, 0, 0], 0);
+            },
+        ),
+        // A compression dictionary entry that is not a handle, and a
+        // dictionary that fails its checksum: RocksDB's open reads it.
+        (
+            "dictionary-not-a-handle",
+            "legacybloom-fv4-crc32c",
+            false,
+            |sst| {
+                sst.set_meta(b"rocksdb.compression_dict", vec![0xff]);
+            },
+        ),
+        (
+            "dictionary-damaged",
+            "legacybloom-fv4-crc32c",
+            false,
+            |sst| {
+                let h = sst.append(b"some dictionary bytes", 0);
+                damage(sst, h);
+                sst.set_meta(b"rocksdb.compression_dict", handle_bytes(h));
+            },
+        ),
+        // A filter partition, and a partition of a two-level index, that
+        // fail their checksums: RocksDB's open reads every partition.
+        (
+            "filter-partition-damaged",
+            "legacybloom-fv3-partitioned-crc32c",
+            false,
+            |sst| {
+                let name = b"partitionedfilter.rocksdb.BuiltinBloomFilter";
+                let (stored, kind) = sst.stored(sst.meta(name));
+                let first = first_handle(stored, kind, false);
+                damage(sst, first);
+            },
+        ),
+        (
+            "index-partition-damaged",
+            "legacybloom-fv3-partitioned-crc32c",
+            false,
+            |sst| {
+                let (stored, kind) = sst.stored(sst.footer.index);
+                let first = first_handle(stored, kind, false);
+                damage(sst, first);
+            },
+        ),
+        // The first filter partition's separator: the first key of the
+        // second partition, sequence 1. Which partition RocksDB's seek picks
+        // for that key depends on the reader's sequence number.
+        (
+            "separator-of-the-next-key",
+            "legacybloom-fv2-partitioned-lz4hc-crc32c",
+            false,
+            |sst| {
+                let name = b"partitionedfilter.rocksdb.BuiltinBloomFilter";
+                let mut index = entries(sst.stored(sst.meta(name)).0);
+                let separator = &index[0].0;
+                let user = &separator[..separator.len() - 8];
+                let table = leveldb_filter::rocksdb::SstFile::open(&sst.bytes).unwrap();
+                let mut next = None;
+                table
+                    .for_each_key(|key, _| {
+                        if next.is_none() && key > user {
+                            next = Some(key.to_vec());
+                        }
+                    })
+                    .unwrap();
+                let mut key = next.expect("a key after the first partition");
+                key.extend_from_slice(&(1u64 << 8 | 1).to_le_bytes());
+                index[0].0 = key;
+                let h = sst.append(&block(&index, true), 0);
+                sst.set_meta(name, handle_bytes(h));
+            },
+        ),
     ]
+}
+
+/// The handle of the first entry of an index block stored as `kind` (none
+/// or Snappy), which shares nothing: a whole handle, after a value length
+/// unless values are `delta`-encoded.
+pub fn first_handle(stored: &[u8], kind: u8, delta: bool) -> BlockHandle {
+    let contents = match kind {
+        0 => stored.to_vec(),
+        1 => snap::raw::Decoder::new().decompress_vec(stored).unwrap(),
+        _ => panic!("an index block stored as type {kind}"),
+    };
+    let mut rest = &contents[..];
+    assert_eq!(read_varint(&mut rest), 0, "the first entry shares nothing");
+    let key_len = read_varint(&mut rest) as usize;
+    if !delta {
+        read_varint(&mut rest);
+    }
+    BlockHandle::decode(&rest[key_len..]).unwrap().0
+}
+
+/// Flips a bit of the block at `h`, its checksum left as it was.
+pub fn damage(sst: &mut Sst, h: BlockHandle) {
+    sst.bytes[h.offset as usize + (h.size as usize) / 2] ^= 0x10;
 }
 
 /// A deflated (RocksDB's Zlib, type 2) block of format_version >= 2: its
@@ -353,15 +511,9 @@ pub fn bombs() -> Vec<(&'static str, Vec<u8>)> {
     // A partitioned filter's index of 200,000 entries naming one filter.
     let mut sst = golden("fastbloom-fv5-partitioned-zstd-xxh3");
     let name = b"partitionedfilter.rocksdb.BuiltinBloomFilter";
-    // The first partition the golden index names: its entry 0 shares
-    // nothing (shared 0, key length, key, then a whole handle).
-    let first_filter = {
-        let (mut rest, kind) = sst.stored(sst.meta(name));
-        assert_eq!(kind, 0, "the golden filter index is stored uncompressed");
-        assert_eq!(read_varint(&mut rest), 0);
-        let key_len = read_varint(&mut rest) as usize;
-        BlockHandle::decode(&rest[key_len..]).unwrap().0
-    };
+    // The first partition the golden index names.
+    let (stored, kind) = sst.stored(sst.meta(name));
+    let first_filter = first_handle(stored, kind, true);
     // Delta-encoded values (format_version 5): no value lengths.
     let index = block(&naming(200_000, first_filter), false);
     let h = sst.append(&zlib(&index), 2);

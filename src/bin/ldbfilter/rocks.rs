@@ -5,7 +5,8 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use leveldb_filter::rocksdb::{
-    FilterBits, FilterCheck, FilterReport, KeyWalk, SstFile, SstFilter, TableCheck, ROCKSDB_MAGIC,
+    FilterBits, FilterCheck, FilterReport, Footer, KeyWalk, SstFile, SstFilter, TableCheck,
+    ROCKSDB_MAGIC,
 };
 
 use crate::tables::{answer_word, table_error, HandleJson, PAST_LAST_KEY};
@@ -97,11 +98,61 @@ impl Stats {
 }
 
 /// The table, its keys walked, and its filter checked against them.
-fn open<'a>(path: &Path, bytes: &'a [u8]) -> Result<(SstFile<'a>, KeyWalk, TableCheck), Failure> {
+fn open<'a>(path: &Path, bytes: &'a [u8]) -> Result<Opened<'a>, Failure> {
     let sst = SstFile::open(bytes).map_err(table_error(path))?;
-    let walk = sst.for_each_key(|_, _| ()).map_err(table_error(path))?;
+    let mut range: Option<(Vec<u8>, Vec<u8>)> = None;
+    let walk = sst
+        .for_each_key(|key, _| match &mut range {
+            None => range = Some((key.to_vec(), key.to_vec())),
+            Some((_, last)) => {
+                last.clear();
+                last.extend_from_slice(key);
+            }
+        })
+        .map_err(table_error(path))?;
     let check = sst.check_filter().map_err(table_error(path))?;
-    Ok((sst, walk, check))
+    Ok(Opened {
+        sst,
+        walk,
+        check,
+        range,
+    })
+}
+
+/// A table read through: its keys walked (the first and last user keys
+/// kept) and its filter checked.
+struct Opened<'a> {
+    sst: SstFile<'a>,
+    walk: KeyWalk,
+    check: TableCheck,
+    range: Option<(Vec<u8>, Vec<u8>)>,
+}
+
+/// `inspect`'s first lines, from the footer alone: all it can say of a
+/// table whose body does not read.
+fn footer_lines(
+    path: &Path,
+    footer: &Footer,
+    file_len: usize,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    writeln!(out, "{}", shown(path))?;
+    writeln!(
+        out,
+        "  table            rocksdb, format_version {}, checksum {}",
+        footer.format_version, footer.checksum
+    )?;
+    writeln!(out, "  file size        {file_len} bytes")?;
+    let meta = footer.metaindex;
+    writeln!(
+        out,
+        "  metaindex        offset {} size {}",
+        meta.offset, meta.size
+    )
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The keys the check put in filter `i` of `count`, where each index
@@ -116,8 +167,26 @@ fn keys_of(check: &TableCheck, i: usize, count: usize) -> Option<u64> {
 }
 
 pub fn inspect(path: &Path, bytes: &[u8], json: bool, out: &mut dyn Write) -> Result<(), Failure> {
-    let (sst, walk, check) = open(path, bytes)?;
+    let Opened {
+        sst,
+        walk,
+        check,
+        range,
+    } = match open(path, bytes) {
+        Ok(opened) => opened,
+        Err(failure) => {
+            // What the footer says, before the error that ends the table.
+            if let (false, Ok(footer)) = (json, Footer::read_end(bytes, bytes.len() as u64)) {
+                footer_lines(path, &footer, bytes.len(), out)
+                    .map_err(crate::tables::write_error)?;
+            }
+            return Err(failure);
+        }
+    };
     let footer = sst.footer();
+    let comparator = sst
+        .property("rocksdb.comparator")
+        .map(String::from_utf8_lossy);
     let compressions: Vec<String> = walk.compressions.iter().map(ToString::to_string).collect();
     let filters = filters(&sst);
     let count = filters.len();
@@ -143,6 +212,9 @@ pub fn inspect(path: &Path, bytes: &[u8], json: bool, out: &mut dyn Write) -> Re
                 compression: compressions.clone(),
                 data_blocks: walk.data_blocks,
                 keys: walk.keys,
+                comparator: comparator.as_deref(),
+                smallest_key: range.as_ref().map(|(first, _)| hex(first)),
+                largest_key: range.as_ref().map(|(_, last)| hex(last)),
                 filter: sst.filter_name().map(|name| SstFilterJson {
                     name,
                     kind: filter_kind(&sst),
@@ -171,19 +243,8 @@ pub fn inspect(path: &Path, bytes: &[u8], json: bool, out: &mut dyn Write) -> Re
             };
             return writeln!(out, "{}", crate::one_line_json(&report)?);
         }
-        writeln!(out, "{}", shown(path))?;
-        writeln!(
-            out,
-            "  table            rocksdb, format_version {}, checksum {}",
-            footer.format_version, footer.checksum
-        )?;
-        writeln!(out, "  file size        {} bytes", bytes.len())?;
-        let (meta, index) = (footer.metaindex, footer.index);
-        writeln!(
-            out,
-            "  metaindex        offset {} size {}",
-            meta.offset, meta.size
-        )?;
+        footer_lines(path, footer, bytes.len(), out)?;
+        let index = footer.index;
         writeln!(
             out,
             "  index            offset {} size {} (type {})",
@@ -194,6 +255,17 @@ pub fn inspect(path: &Path, bytes: &[u8], json: bool, out: &mut dyn Write) -> Re
         writeln!(out, "  compression      {}", compressions.join(", "))?;
         writeln!(out, "  data blocks      {}", walk.data_blocks)?;
         writeln!(out, "  keys             {}", walk.keys)?;
+        if let Some(comparator) = &comparator {
+            writeln!(out, "  comparator       {}", escaped(comparator))?;
+        }
+        if let Some((first, last)) = &range {
+            writeln!(
+                out,
+                "  key range        {} .. {} (hex)",
+                hex(first),
+                hex(last)
+            )?;
+        }
         let Some(name) = sst.filter_name() else {
             return writeln!(out, "  filter           none");
         };
@@ -280,7 +352,7 @@ pub fn answer(
 /// One line: `OK` where every filter rebuilds (Bloom) or matches every key
 /// (Ribbon), else what is wrong; whether all is well.
 pub fn verify(path: &Path, bytes: &[u8]) -> Result<(String, bool), Failure> {
-    let (sst, _, check) = open(path, bytes)?;
+    let Opened { sst, check, .. } = open(path, bytes)?;
     let shown = shown(path);
     let name = sst.filter_name().map(escaped).unwrap_or_default();
     let reports = match check {
@@ -306,6 +378,21 @@ pub fn verify(path: &Path, bytes: &[u8]) -> Result<(String, bool), Failure> {
         implementations.join("+"),
         sst.footer().format_version
     );
+    let count = |f: fn(&FilterCheck) -> bool| reports.iter().filter(|r| f(&r.check)).count();
+    let rebuilt = count(|c| matches!(c, FilterCheck::Built { .. } | FilterCheck::Rebuilt));
+    if sst.footer().format_version >= 6 && rebuilt > 0 {
+        // RocksDB 9.2 and later may size a filter to what the allocator
+        // gives (`optimize_filters_for_memory`): no bits per key is implied.
+        line.push_str(&format!(
+            " ({rebuilt} of {} rebuilt at their stored sizes)",
+            reports.len()
+        ));
+        let matched = count(|c| matches!(c, FilterCheck::EveryKeyMatches));
+        if matched > 0 {
+            line.push_str(&format!(" ({matched} not rebuilt: every key matches)"));
+        }
+        return Ok((line, true));
+    }
     // The bits per key every rebuilt filter agrees on.
     let ranges = reports.iter().filter_map(|r| match r.check {
         FilterCheck::Built { bits_per_key } => Some(bits_per_key),
@@ -318,7 +405,6 @@ pub fn verify(path: &Path, bytes: &[u8]) -> Result<(String, bool), Failure> {
         Some(_) => line.push_str(" (partitions built at different bits per key)"),
         None => {}
     }
-    let count = |f: fn(&FilterCheck) -> bool| reports.iter().filter(|r| f(&r.check)).count();
     let matched = count(|c| matches!(c, FilterCheck::EveryKeyMatches));
     if matched > 0 {
         line.push_str(&format!(
@@ -356,6 +442,10 @@ struct SstJson<'a> {
     compression: Vec<String>,
     data_blocks: u64,
     keys: u64,
+    comparator: Option<&'a str>,
+    /// The first and last user keys, in hex.
+    smallest_key: Option<String>,
+    largest_key: Option<String>,
     filter: Option<SstFilterJson<'a>>,
 }
 

@@ -269,7 +269,7 @@ fn for_each_table(
     all_ok
 }
 
-fn write_error(e: io::Error) -> Failure {
+pub(crate) fn write_error(e: io::Error) -> Failure {
     Failure::Io("writing stdout".into(), e)
 }
 
