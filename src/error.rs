@@ -195,6 +195,8 @@ pub enum Corruption {
     BadUncompressedSize,
     /// Corrupt Zlib (raw deflate) data.
     BadZlibData,
+    /// Corrupt BZip2 data.
+    BadBzip2Data,
     /// LZ4 block shorter than its 8-byte size.
     Lz4ShorterThanSize,
     /// LZ4 size larger than the data allows.
@@ -249,6 +251,7 @@ impl fmt::Display for Corruption {
             Corruption::BadSnappyData => "corrupt Snappy data",
             Corruption::BadUncompressedSize => "bad varint32 uncompressed size",
             Corruption::BadZlibData => "corrupt Zlib (raw deflate) data",
+            Corruption::BadBzip2Data => "corrupt BZip2 data",
             Corruption::Lz4ShorterThanSize => "LZ4 block shorter than its 8-byte size",
             Corruption::Lz4SizeTooLarge => "LZ4 size larger than the data allows",
             Corruption::BadLz4Data => "corrupt LZ4 data",
@@ -360,7 +363,7 @@ impl fmt::Display for Field {
                 "footer feature (reserved footer bytes set: a RocksDB newer than this crate)"
             }
             Field::CompressionType => {
-                "compression type (read: 0 none, 1 Snappy, 2 Zlib, 4 and 5 LZ4, 7 and 0x40 Zstd; not BZip2 3, Xpress 6)"
+                "compression type (read: 0 none, 1 Snappy, 2 Zlib, 3 BZip2, 4 and 5 LZ4, 7 and 0x40 Zstd; not Xpress 6, nor 0x80 and up, a custom compression manager's)"
             }
             Field::IndexType => "index type (read: 0 binary search, 1 hash search, 2 two-level, 3 binary search with first keys)",
         })

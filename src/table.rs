@@ -126,6 +126,8 @@ pub enum Compression {
     Snappy,
     /// RocksDB's type 2: raw deflate.
     Zlib,
+    /// RocksDB's type 3: a bzip2 stream.
+    Bzip2,
     /// RocksDB's types 4 and 5: an LZ4 block (LZ4 and LZ4HC).
     Lz4,
     /// RocksDB's types 7 and 0x40: a Zstandard frame.
@@ -138,6 +140,7 @@ impl fmt::Display for Compression {
             Compression::None => "none",
             Compression::Snappy => "snappy",
             Compression::Zlib => "zlib",
+            Compression::Bzip2 => "bzip2",
             Compression::Lz4 => "lz4",
             Compression::Zstd => "zstd",
         })

@@ -212,6 +212,8 @@ int main(int argc, char** argv) {
       {"legacybloom-fv1-zlib-crc32c", "bloom", 10, 1, false, kCRC32c, kZlibCompression, 300, false},
       {"legacybloom-fv1-lz4-crc32c", "bloom", 10, 1, false, kCRC32c, kLZ4Compression, 300, true},
       {"ribbon-fv5-zstd-xxh3", "ribbon", 10, 5, false, kXXH3, kZSTD, 500, true},
+      {"fastbloom-fv5-bzip2-xxh3", "bloom", 10, 5, false, kXXH3, kBZip2Compression, 300, true},
+      {"legacybloom-fv1-bzip2-crc32c", "bloom", 10, 1, false, kCRC32c, kBZip2Compression, 300, false},
       // Whole keys and their first 4 bytes in the filter.
       {"fastbloom-fv5-prefix4-snappy-xxh3", "bloom", 10, 5, false, kXXH3, kSnappyCompression, 300, true, 4},
       // Prefixes alone (a Get probes the key's first 11 bytes: "key" and

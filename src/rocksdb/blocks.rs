@@ -41,7 +41,7 @@ pub(crate) fn uncompress<'a>(
             Compression::Snappy,
             snappy(file_len, kind, handle, contents)?,
         ),
-        2 | 4 | 5 | 7 | 0x40 => {
+        2..=5 | 7 | 0x40 => {
             let at = Place {
                 file_len,
                 kind,
@@ -50,8 +50,8 @@ pub(crate) fn uncompress<'a>(
             };
             codec(at, contents, type_byte, format_version >= 2)?
         }
-        // BZip2 (3), Xpress (6, Windows only), and types RocksDB 7.8 does
-        // not write.
+        // Xpress (6, Windows only), and types RocksDB does not write
+        // (0x80 and up: a custom compression manager's, format_version 7).
         _ => {
             return Err(Error::Unsupported {
                 what: Field::CompressionType,
@@ -74,7 +74,7 @@ struct Place<'d> {
     dict: &'d [u8],
 }
 
-/// A Zlib (2), LZ4 (4, 5) or Zstd (7, 0x40) block uncompressed; `prefixed`
+/// A Zlib (2), BZip2 (3), LZ4 (4, 5) or Zstd (7, 0x40) block uncompressed; `prefixed`
 /// where format_version >= 2 put the varint32 size before its bytes.
 #[cfg(feature = "codecs")]
 fn codec(
@@ -114,8 +114,9 @@ fn codec(
         Ok((size as usize, rest))
     };
     Ok(match type_byte {
-        2 => {
-            let (size, deflated) = match prefixed {
+        2 | 3 => {
+            // A stream, its size before it where format_version >= 2.
+            let (size, stream) = match prefixed {
                 true => {
                     let (size, rest) = sized(contents)?;
                     (Some(size), rest)
@@ -123,20 +124,27 @@ fn codec(
                 false => (None, contents),
             };
             let cap = size.unwrap_or(limit);
-            let out = match dict.is_empty() {
-                true => {
-                    let mut out = Vec::new();
-                    flate2::read::DeflateDecoder::new(deflated)
-                        .take(cap as u64 + 1)
-                        .read_to_end(&mut out)
-                        .map(|_| out)
-                        .map_err(drop)
-                }
-                false => inflate_with_dict(deflated, dict, cap),
-            }
-            .map_err(|_| corrupt(Corruption::BadZlibData))?;
+            let mut out = Vec::new();
+            let (compression, read, bad) = match type_byte {
+                2 if !dict.is_empty() => (
+                    Compression::Zlib,
+                    inflate_with_dict(stream, dict, cap).map(|inflated| out = inflated),
+                    Corruption::BadZlibData,
+                ),
+                2 => (
+                    Compression::Zlib,
+                    read_up_to(flate2::read::DeflateDecoder::new(stream), cap, &mut out),
+                    Corruption::BadZlibData,
+                ),
+                _ => (
+                    Compression::Bzip2,
+                    read_up_to(bzip2::read::BzDecoder::new(stream), cap, &mut out),
+                    Corruption::BadBzip2Data,
+                ),
+            };
+            read.map_err(|_| corrupt(bad))?;
             check_size(&out, size, cap, kind, handle)?;
-            (Compression::Zlib, out)
+            (compression, out)
         }
         4 | 5 => {
             let (size, block) = match prefixed {
@@ -228,6 +236,17 @@ fn unzstd(frame: &[u8], window: u64, dict: &[u8], size: usize) -> Result<Vec<u8>
     Ok(out)
 }
 
+/// A stream's output, up to one byte past `cap` (which [`check_size`] then
+/// refuses).
+#[cfg(feature = "codecs")]
+fn read_up_to(stream: impl Read, cap: usize, out: &mut Vec<u8>) -> Result<(), ()> {
+    stream
+        .take(cap as u64 + 1)
+        .read_to_end(out)
+        .map(drop)
+        .map_err(drop)
+}
+
 /// Raw deflate uncompressed to at most `cap` bytes after `dict`, as zlib's
 /// `inflateSetDictionary` reads it: the dictionary's last 32 KiB (deflate's
 /// window) stand before the output, where matches may reach back.
@@ -293,6 +312,7 @@ fn codec(
         offset: at.handle.offset,
         compression: match type_byte {
             2 => Compression::Zlib,
+            3 => Compression::Bzip2,
             4 | 5 => Compression::Lz4,
             _ => Compression::Zstd,
         },
@@ -394,6 +414,7 @@ mod tests {
         };
         for (type_byte, compression) in [
             (2, Compression::Zlib),
+            (3, Compression::Bzip2),
             (4, Compression::Lz4),
             (5, Compression::Lz4),
             (7, Compression::Zstd),
