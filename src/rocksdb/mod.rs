@@ -392,7 +392,7 @@ impl<'a> Partitions<'a> {
         })
     }
 
-    /// The entries: each partition's handle, in order.
+    /// How many entries (partition handles) the index holds.
     pub fn len(&self) -> usize {
         self.entries
     }
@@ -455,9 +455,12 @@ impl<'a> Partitions<'a> {
         }
     }
 
-    /// The partition RocksDB probes for user key `key`: the first entry not
-    /// below the key by RocksDB's seek, else the last; `None` where the
-    /// index does not read there (the filter then rules nothing out).
+    /// The partition RocksDB probes for user key `key` at the largest
+    /// sequence number: the first entry not below the key by RocksDB's
+    /// seek, else the last; `None` where the index does not read there (the
+    /// filter then rules nothing out). A reader of a smaller sequence number
+    /// may take a later entry whose separator's user key is `key` too, which
+    /// [`SstFile::key_may_match`] also asks.
     pub fn partition_for(&self, key: &[u8]) -> Option<BlockHandle> {
         let mut cursor = self.cursor();
         let internal = self.internal_keys;
@@ -544,7 +547,7 @@ static NOT_IN_INDEX: Error = Error::CorruptBlock {
 
 /// An index entry's key (`separator`, an internal key where `internal`)
 /// against the key RocksDB seeks for user key `key`.
-pub(crate) fn order_to_seek(separator: &[u8], key: &[u8], internal: bool) -> Ordering {
+fn order_to_seek(separator: &[u8], key: &[u8], internal: bool) -> Ordering {
     if internal {
         compare_internal_with_seek(separator, key)
     } else {
