@@ -64,6 +64,11 @@ static void answer(const std::string& dir, const std::string& name) {
   if (!s.ok()) {
     std::string message = s.ToString();
     std::replace(message.begin(), message.end(), '\n', ' ');
+    // The file named without its directory: the answers do not depend on
+    // where they were made.
+    for (size_t at; (at = message.find(dir + "/")) != std::string::npos;) {
+      message.erase(at, dir.size() + 1);
+    }
     out << "ingest-error " << message << "\n";
   } else {
     std::string line;
