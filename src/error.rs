@@ -341,7 +341,7 @@ impl fmt::Display for FooterProblem {
 pub enum Field {
     /// A RocksDB footer's checksum type (7.8 writes 0 to 4).
     ChecksumType,
-    /// A RocksDB footer's format_version (7.8 writes 1 to 5).
+    /// A RocksDB footer's format_version (1 to 8 are read).
     FormatVersion,
     /// A RocksDB block's compression type (BZip2, Xpress, or unknown).
     CompressionType,
@@ -357,7 +357,7 @@ impl fmt::Display for Field {
         f.write_str(match self {
             Field::ChecksumType => "checksum type (RocksDB 7.8 writes 0 to 4)",
             Field::FormatVersion => {
-                "format_version (read: 1 to 7 under RocksDB's magic number, and LevelDB's footer; 8, an option of RocksDB 11.10, and later are not)"
+                "format_version (read: 1 to 8 under RocksDB's magic number, what RocksDB writes up to 11.12, and LevelDB's footer)"
             }
             Field::FooterReserved => {
                 "footer feature (reserved footer bytes set: a RocksDB newer than this crate)"

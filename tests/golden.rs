@@ -19,6 +19,7 @@ fn manifests_match_files() {
         "rocksdb",
         "rocksdb/crafted",
         "rocksdb9",
+        "rocksdb11",
         "damaged",
     ] {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -11,8 +11,9 @@ use std::borrow::Cow;
 #[cfg(feature = "codecs")]
 use std::io::Read;
 
+use super::cursor::{Cursor, Layout};
 use crate::error::{Corruption, Field};
-use crate::table::{snappy, varint64, BlockHandle, BlockIter, BlockKind, Compression};
+use crate::table::{snappy, varint64, BlockHandle, BlockKind, Compression};
 #[cfg(feature = "codecs")]
 use crate::table::{too_large, uncompressed_limit};
 use crate::Error;
@@ -349,29 +350,13 @@ fn check_size(
     Ok(())
 }
 
-/// A data block's entries: as a LevelDB block, once the data-block hash
-/// index RocksDB may append (`kDataBlockBinaryAndHash`: bit 31 of the
-/// restart count, a byte per bucket and their u16 count before it) is cut
-/// off.
-pub(crate) fn data_block_without_hash_index(block: &[u8]) -> Option<Cow<'_, [u8]>> {
-    let footer_at = block.len().checked_sub(4)?;
-    let footer = u32::from_le_bytes(block[footer_at..].try_into().ok()?);
-    if footer & 0x8000_0000 == 0 {
-        return Some(Cow::Borrowed(block));
-    }
-    let buckets_at = footer_at.checked_sub(2)?;
-    let buckets = u16::from_le_bytes(block[buckets_at..footer_at].try_into().ok()?) as usize;
-    let restarts_end = buckets_at.checked_sub(buckets)?;
-    let mut plain = block[..restarts_end].to_vec();
-    plain.extend_from_slice(&(footer & 0x7fff_ffff).to_le_bytes());
-    Some(Cow::Owned(plain))
-}
-
 /// Reads every key of a data block (internal keys: user key and an 8-byte
-/// tag), calling `each` with each user key.
+/// tag), calling `each` with each user key; with `common_prefix`
+/// (format_version 8) the block may store the keys' common prefix once.
 pub(crate) fn for_each_user_key(
     block: &[u8],
     handle: BlockHandle,
+    common_prefix: bool,
     mut each: impl FnMut(&[u8]),
 ) -> Result<u64, Error> {
     let corrupt = |what| Error::CorruptBlock {
@@ -379,24 +364,22 @@ pub(crate) fn for_each_user_key(
         offset: handle.offset,
         what,
     };
-    let plain =
-        data_block_without_hash_index(block).ok_or(corrupt(Corruption::ShorterThanFooter))?;
-    let mut iter = BlockIter::with_budget(&plain, plain.len() as u64);
+    let cursor =
+        Cursor::new(block, Layout::Plain).and_then(|c| c.with_common_prefix(common_prefix));
+    let mut cursor = cursor.map_err(corrupt)?;
     let mut keys = 0;
-    loop {
-        match iter.next_entry() {
-            Ok(Some((key, _))) => {
-                let user = key
-                    .len()
-                    .checked_sub(8)
-                    .ok_or(corrupt(Corruption::KeyShorterThanTag))?;
-                each(&key[..user]);
-                keys += 1;
-            }
-            Ok(None) => return Ok(keys),
-            Err(what) => return Err(corrupt(what)),
-        }
+    let mut more = cursor.seek_to_first().map_err(corrupt)?;
+    while more {
+        let key = cursor.key();
+        let user = key
+            .len()
+            .checked_sub(8)
+            .ok_or(corrupt(Corruption::KeyShorterThanTag))?;
+        each(&key[..user]);
+        keys += 1;
+        more = cursor.advance().map_err(corrupt)?;
     }
+    Ok(keys)
 }
 
 #[cfg(test)]

@@ -27,8 +27,14 @@ pub(crate) enum Layout {
     /// With `delta` (`rocksdb.index.value.is.delta.encoded`) no value
     /// length, and an entry whose key shares bytes holds a signed size
     /// delta from the previous handle instead of a whole handle
-    /// (`IndexBlockIter::DecodeCurrentValue`).
-    Index { delta: bool, first_key: bool },
+    /// (`IndexBlockIter::DecodeCurrentValue`); with `escape`
+    /// (format_version 8) that delta is stored as zigzag + 1, and 0 is an
+    /// escape a whole handle follows.
+    Index {
+        delta: bool,
+        first_key: bool,
+        escape: bool,
+    },
 }
 
 /// An entry's shared, unshared and value lengths, and the bytes after them.
@@ -49,6 +55,11 @@ pub(crate) struct Cursor<'b> {
     value: (usize, usize),
     handle: Option<BlockHandle>,
     budget: usize,
+    /// The keys' common prefix stored once at the block's start
+    /// (format_version 8): its length; 0 for none.
+    prefix: usize,
+    /// A restart key, its prefix put back, for the binary search.
+    restart_key: Vec<u8>,
 }
 
 impl<'b> Cursor<'b> {
@@ -92,7 +103,23 @@ impl<'b> Cursor<'b> {
                 .saturating_mul(KEY_EXPANSION as u64)
                 .try_into()
                 .unwrap_or(usize::MAX),
+            prefix: 0,
+            restart_key: Vec::new(),
         })
+    }
+
+    /// The cursor of a block of format_version 8, which may store its
+    /// keys' common prefix once, before its first entry: `restarts[0]`
+    /// bytes, put back before every key that shares nothing.
+    pub(crate) fn with_common_prefix(mut self, format_version_8: bool) -> Result<Self, Corruption> {
+        if format_version_8 && self.restarts > 0 {
+            let prefix = self.restart(0);
+            if prefix > self.entries_end {
+                return Err(Corruption::EntryHeaderPastEntries);
+            }
+            self.prefix = prefix;
+        }
+        Ok(self)
     }
 
     /// The current entry's key.
@@ -159,7 +186,8 @@ impl<'b> Cursor<'b> {
         let mut found = false;
         while left != right {
             let mid = left + (right - left + 1) / 2;
-            match order(self.restart_key(mid as usize)?) {
+            self.load_restart_key(mid as usize)?;
+            match order(&self.restart_key) {
                 Ordering::Less => left = mid,
                 Ordering::Greater => right = mid - 1,
                 Ordering::Equal => {
@@ -183,13 +211,19 @@ impl<'b> Cursor<'b> {
         Ok(false)
     }
 
-    /// The key at restart point `i`, which must share nothing.
-    fn restart_key(&self, i: usize) -> Result<&'b [u8], Corruption> {
+    /// The key at restart point `i` (which must share nothing), with the
+    /// block's common prefix, into `restart_key`.
+    fn load_restart_key(&mut self, i: usize) -> Result<(), Corruption> {
         let (shared, unshared, _, rest) = self.header(self.restart(i))?;
         if shared != 0 {
             return Err(Corruption::RestartEntryShares);
         }
-        rest.get(..unshared).ok_or(Corruption::EntryPastEntries)
+        let bytes = rest.get(..unshared).ok_or(Corruption::EntryPastEntries)?;
+        self.restart_key.clear();
+        self.restart_key
+            .extend_from_slice(&self.block[..self.prefix]);
+        self.restart_key.extend_from_slice(bytes);
+        Ok(())
     }
 
     /// The shared, unshared and value lengths of the entry at `at` (no
@@ -224,11 +258,13 @@ impl<'b> Cursor<'b> {
             return Err(Corruption::SharesTooMuch);
         }
         let bytes = rest.get(..unshared).ok_or(Corruption::EntryPastEntries)?;
+        let prefix = if shared == 0 { self.prefix } else { 0 };
         self.budget = self
             .budget
-            .checked_sub(shared + unshared)
+            .checked_sub(shared + prefix + unshared)
             .ok_or(Corruption::KeysTooLong)?;
         self.key.truncate(shared);
+        self.key.extend_from_slice(&self.block[..prefix]);
         self.key.extend_from_slice(bytes);
         let value_at = self.entries_end - rest.len() + unshared;
         let value = &self.block[value_at..self.entries_end];
@@ -238,10 +274,14 @@ impl<'b> Cursor<'b> {
         };
         let used = match self.layout {
             Layout::Plain => value.len(),
-            Layout::Index { delta, first_key } => {
+            Layout::Index {
+                delta,
+                first_key,
+                escape,
+            } => {
                 let previous = self.handle.filter(|_| delta && shared != 0);
-                let (handle, rest) =
-                    decode_index_value(value, previous, first_key).ok_or(Corruption::NotAHandle)?;
+                let (handle, rest) = decode_index_value(value, previous, first_key, escape)
+                    .ok_or(Corruption::NotAHandle)?;
                 self.handle = Some(handle);
                 value.len() - rest.len()
             }
@@ -256,17 +296,24 @@ impl<'b> Cursor<'b> {
 }
 
 /// `IndexValue::DecodeFrom`: a whole handle, or with `previous` a signed
-/// size delta (the block following the previous one and its trailer), then
-/// with `first_key` a length-prefixed key; and what follows.
+/// size delta (the block following the previous one and its trailer; with
+/// `escape`, zigzag + 1, 0 escaping a whole handle), then with `first_key` a
+/// length-prefixed key; and what follows.
 fn decode_index_value(
     value: &[u8],
     previous: Option<BlockHandle>,
     first_key: bool,
+    escape: bool,
 ) -> Option<(BlockHandle, &[u8])> {
     let (handle, rest) = match previous {
         None => BlockHandle::decode(value)?,
         Some(prev) => {
-            let (zigzag, rest) = varint64(value)?;
+            let (stored, rest) = varint64(value)?;
+            let zigzag = match (escape, stored) {
+                (true, 0) => return with_first_key(BlockHandle::decode(rest)?, first_key),
+                (true, stored) => stored - 1,
+                (false, stored) => stored,
+            };
             let delta = (zigzag >> 1) ^ (zigzag & 1).wrapping_neg();
             let handle = BlockHandle {
                 offset: prev
@@ -278,6 +325,15 @@ fn decode_index_value(
             (handle, rest)
         }
     };
+    with_first_key((handle, rest), first_key)
+}
+
+/// A handle and what follows it, past the length-prefixed first key where
+/// values hold one.
+fn with_first_key(
+    (handle, rest): (BlockHandle, &[u8]),
+    first_key: bool,
+) -> Option<(BlockHandle, &[u8])> {
     if !first_key {
         return Some((handle, rest));
     }
@@ -370,6 +426,7 @@ mod tests {
             Layout::Index {
                 delta: true,
                 first_key: false,
+                escape: false,
             },
         )
         .unwrap();
@@ -386,6 +443,67 @@ mod tests {
                 (b"x".to_vec(), h(100, 7))
             ]
         );
+    }
+
+    /// format_version 8: a block's common prefix stored once before its
+    /// first entry (`restarts[0]` bytes), put back before each key that
+    /// shares nothing; keys that share bytes extend the whole key before.
+    #[test]
+    fn common_prefixes_are_put_back() {
+        let mut b = b"user:".to_vec();
+        b.extend_from_slice(&[0, 2, 1, b'a', b'a', b'x']); // "user:aa" at 5
+        b.extend_from_slice(&[6, 1, 1, b'b', b'y']); // "user:ab"
+        let second = b.len() as u32;
+        b.extend_from_slice(&[0, 2, 1, b'c', b'c', b'z']); // "user:cc"
+        for r in [5u32, second, 2] {
+            b.extend_from_slice(&r.to_le_bytes());
+        }
+        let cursor = || {
+            let c = Cursor::new(&b, Layout::Plain).unwrap();
+            c.with_common_prefix(true).unwrap()
+        };
+        let mut walk = cursor();
+        let mut keys = Vec::new();
+        let mut more = walk.seek_to_first().unwrap();
+        while more {
+            keys.push(walk.key().to_vec());
+            more = walk.advance().unwrap();
+        }
+        assert_eq!(keys, [&b"user:aa"[..], b"user:ab", b"user:cc"]);
+        for (target, want) in [
+            (&b"user:ab"[..], &b"user:ab"[..]),
+            (b"user:b", b"user:cc"),
+            (b"a", b"user:aa"),
+        ] {
+            let mut c = cursor();
+            assert!(c.seek(|key| key.cmp(target)).unwrap());
+            assert_eq!(c.key(), want, "{target:?}");
+        }
+    }
+
+    /// format_version 8's index values: a size delta stored as zigzag + 1,
+    /// 0 escaping a whole handle where the block does not follow the last.
+    #[test]
+    fn escaped_index_values_hold_whole_handles() {
+        let mut b = Vec::new();
+        b.extend_from_slice(&[0, 2, b'k', b'a', 0, 10]); // handle 0, 10
+        b.extend_from_slice(&[1, 1, b'b', 0, 100, 7]); // escape: handle 100, 7
+        b.extend_from_slice(&[1, 1, b'c', 4]); // zigzag(-2) + 1: 112, 5
+        b.extend_from_slice(&[0, 0, 0, 0, 1, 0, 0, 0]);
+        let layout = Layout::Index {
+            delta: true,
+            first_key: false,
+            escape: true,
+        };
+        let mut cursor = Cursor::new(&b, layout).unwrap();
+        let mut got = Vec::new();
+        let mut more = cursor.seek_to_first().unwrap();
+        while more {
+            got.push(cursor.handle().unwrap());
+            more = cursor.advance().unwrap();
+        }
+        let h = |offset, size| BlockHandle { offset, size };
+        assert_eq!(got, [h(0, 10), h(100, 7), h(112, 5)]);
     }
 
     impl Cursor<'_> {

@@ -221,7 +221,7 @@ impl Footer {
         let u32_at =
             |at: usize| u32::from_le_bytes(footer[at..at + 4].try_into().expect("4 bytes"));
         let format_version = u32_at(41);
-        if !(1..=7).contains(&format_version) {
+        if !(1..=8).contains(&format_version) {
             return Err(Error::Unsupported {
                 what: Field::FormatVersion,
                 found: u64::from(format_version),
@@ -241,7 +241,7 @@ impl Footer {
                 base_context_checksum: 0,
             });
         }
-        // `Footer::DecodeFrom` of format_version 6 and 7.
+        // `Footer::DecodeFrom` of format_version 6 to 8.
         let bad = |what| Err(Error::BadFooter { what });
         if footer[1..5] != [0x3e, 0x00, 0x7a, 0x00] {
             return bad(FooterProblem::ExtendedMagic { found: u32_at(1) });
@@ -270,10 +270,15 @@ impl Footer {
                 found,
             });
         }
-        let size = u64::from(u32_at(13));
+        // format_version 8: the size in the low 16 bits, the gap between
+        // the metaindex and the footer in the high 16.
+        let (size, gap) = match format_version {
+            8 => (u64::from(u32_at(13) & 0xffff), u64::from(u32_at(13) >> 16)),
+            _ => (u64::from(u32_at(13)), 0),
+        };
         let metaindex = BlockHandle {
             offset: offset
-                .checked_sub(size + crate::table::BLOCK_TRAILER_LEN)
+                .checked_sub(size + gap + crate::table::BLOCK_TRAILER_LEN)
                 .ok_or(Error::HandlePastEnd {
                     block: BlockKind::Metaindex,
                     handle: BlockHandle { offset: 0, size },
@@ -335,6 +340,8 @@ pub struct Partitions<'a> {
     layout: Layout,
     /// Whether separators are internal keys (user key and 8-byte tag).
     internal_keys: bool,
+    /// Whether the block may store its keys' common prefix once.
+    common_prefix: bool,
     entries: usize,
     /// Each distinct partition the entries name, read and checked once.
     filters: BTreeMap<BlockHandle, Result<FilterBits<'a>, Error>>,
@@ -346,12 +353,14 @@ impl<'a> Partitions<'a> {
     /// `file_len` bytes: the partitions checked add up to at most twice the
     /// file (each counted as at least 64 bytes), which a table RocksDB wrote
     /// never nears (its partitions lie apart in the file); past that, the
-    /// filter does not read (it rules nothing out).
+    /// filter does not read (it rules nothing out). Separators are internal
+    /// keys where `internal_keys`; the block may store their common prefix
+    /// once where `common_prefix` (format_version 8).
     fn read(
         index: Cow<'a, [u8]>,
         offset: u64,
         layout: Layout,
-        internal_keys: bool,
+        (internal_keys, common_prefix): (bool, bool),
         read: impl Fn(BlockHandle) -> Result<FilterBits<'a>, Error>,
         file_len: usize,
     ) -> Result<Self, Error> {
@@ -360,7 +369,8 @@ impl<'a> Partitions<'a> {
             offset,
             what,
         };
-        let mut cursor = Cursor::new(&index, layout).map_err(corrupt)?;
+        let cursor = Cursor::new(&index, layout).and_then(|c| c.with_common_prefix(common_prefix));
+        let mut cursor = cursor.map_err(corrupt)?;
         let mut filters = BTreeMap::new();
         let (mut entries, mut checked) = (0, 0u64);
         let budget = (file_len as u64).saturating_mul(2);
@@ -387,6 +397,7 @@ impl<'a> Partitions<'a> {
             index,
             layout,
             internal_keys,
+            common_prefix,
             entries,
             filters,
         })
@@ -409,7 +420,9 @@ impl<'a> Partitions<'a> {
 
     /// A cursor before the first entry (the block was walked when read).
     fn cursor(&self) -> Cursor<'_> {
-        Cursor::new(&self.index, self.layout).unwrap_or_else(|_| {
+        let cursor = Cursor::new(&self.index, self.layout);
+        let cursor = cursor.and_then(|c| c.with_common_prefix(self.common_prefix));
+        cursor.unwrap_or_else(|_| {
             // The block parsed when the table opened; it has not changed.
             Cursor::new(&[0, 0, 0, 0], Layout::Plain).expect("an empty block")
         })
@@ -790,6 +803,7 @@ impl<'a> SstFile<'a> {
                 let layout = Layout::Index {
                     delta: self.props.index_delta,
                     first_key: false,
+                    escape: self.footer.format_version >= 8,
                 };
                 let read = |handle| {
                     read_block(file, &footer, BlockKind::Filter, handle).map(FilterBits::parse)
@@ -798,7 +812,7 @@ impl<'a> SstFile<'a> {
                     index,
                     handle.offset,
                     layout,
-                    !self.props.index_user_keys,
+                    (!self.props.index_user_keys, self.common_prefix()),
                     read,
                     file.len(),
                 )?)
@@ -873,7 +887,14 @@ impl<'a> SstFile<'a> {
         Layout::Index {
             delta: self.props.index_delta,
             first_key: self.index_type() == 3,
+            escape: self.footer.format_version >= 8,
         }
+    }
+
+    /// Whether blocks may store their keys' common prefix once
+    /// (format_version 8).
+    fn common_prefix(&self) -> bool {
+        self.footer.format_version >= 8
     }
 
     /// A data or index block's contents, its checksum checked, uncompressed.
@@ -926,7 +947,9 @@ impl<'a> SstFile<'a> {
             offset,
             what,
         };
-        let cursor = Cursor::new(block, self.index_layout()).map_err(corrupt)?;
+        let cursor = Cursor::new(block, self.index_layout())
+            .and_then(|c| c.with_common_prefix(self.common_prefix()))
+            .map_err(corrupt)?;
         Ok((cursor, corrupt))
     }
 
@@ -984,7 +1007,9 @@ impl<'a> SstFile<'a> {
             let (contents, compression) = self.block(BlockKind::Data, handle)?;
             compressions.insert(compression);
             walk.data_blocks += 1;
-            walk.keys += for_each_user_key(&contents, handle, |key| each(key, handle.offset))?;
+            let prefixed = self.common_prefix();
+            walk.keys +=
+                for_each_user_key(&contents, handle, prefixed, |key| each(key, handle.offset))?;
             Ok(())
         })?;
         compressions.extend(index_compressions);
