@@ -151,9 +151,18 @@ impl Footer {
     /// Reads the footer at the end of `file` (and for format_version >= 6
     /// the index handle from the metaindex).
     pub fn read(file: &[u8]) -> Result<Footer, Error> {
+        let footer = Footer::read_end(file, file.len() as u64)?;
+        if footer.format_version < 6 {
+            return Ok(footer);
+        }
+        Ok(Footer::read_with_metaindex(file)?.0)
+    }
+
+    /// [`Footer::read`], and the metaindex block it names, read and checked.
+    fn read_with_metaindex(file: &[u8]) -> Result<(Footer, &[u8]), Error> {
         let mut footer = Footer::read_end(file, file.len() as u64)?;
+        let metaindex = read_block(file, &footer, BlockKind::Metaindex, footer.metaindex)?;
         if footer.format_version >= 6 {
-            let metaindex = read_block(file, &footer, BlockKind::Metaindex, footer.metaindex)?;
             let corrupt = |what| Error::CorruptBlock {
                 block: BlockKind::Metaindex,
                 offset: footer.metaindex.offset,
@@ -165,7 +174,7 @@ impl Footer {
                 .ok_or(corrupt(Corruption::NotAHandle))?
                 .0;
         }
-        Ok(footer)
+        Ok((footer, metaindex))
     }
 
     /// Reads the footer from `end`, the last bytes of a file of `file_len`
@@ -432,13 +441,10 @@ impl<'a> Partitions<'a> {
     /// read), in the index's order.
     pub fn filters(&self) -> Vec<(BlockHandle, Result<&FilterBits<'a>, &Error>)> {
         let mut out = Vec::with_capacity(self.entries);
-        let mut cursor = self.cursor();
-        let mut more = cursor.seek_to_first().unwrap_or(false);
-        while more {
-            if let Some(handle) = cursor.handle() {
-                out.push((handle, self.filter(handle)));
-            }
-            more = cursor.advance().unwrap_or(false);
+        let mut walk = self.walk();
+        while let Some(entry) = walk.filter() {
+            out.push(entry);
+            walk.advance();
         }
         out
     }
@@ -475,13 +481,19 @@ impl<'a> Partitions<'a> {
     /// may take a later entry whose separator's user key is `key` too, which
     /// [`SstFile::key_may_match`] also asks.
     pub fn partition_for(&self, key: &[u8]) -> Option<BlockHandle> {
+        self.seek(key)?.handle()
+    }
+
+    /// A cursor on the entry `GetFilterPartitionHandle` takes for `key`:
+    /// the first not below it, else the last; `None` where there is none.
+    fn seek(&self, key: &[u8]) -> Option<Cursor<'_>> {
         let mut cursor = self.cursor();
         let internal = self.internal_keys;
         let found = match cursor.seek(|separator| order_to_seek(separator, key, internal)) {
             Ok(true) => true,
             Ok(false) | Err(_) => cursor.seek_to_last().unwrap_or(false),
         };
-        found.then(|| cursor.handle()).flatten()
+        found.then_some(cursor)
     }
 
     /// Whether `probe` may be in the partition a lookup of `key` picks
@@ -490,15 +502,10 @@ impl<'a> Partitions<'a> {
     /// the key itself depends on the reader's sequence number: every
     /// partition it may pick is asked, so that no reader's pick is missed.
     fn may_match(&self, key: &[u8], probe: &[u8]) -> bool {
-        let mut cursor = self.cursor();
-        let internal = self.internal_keys;
-        let found = match cursor.seek(|separator| order_to_seek(separator, key, internal)) {
-            Ok(true) => true,
-            Ok(false) | Err(_) => cursor.seek_to_last().unwrap_or(false),
-        };
-        if !found {
+        let Some(mut cursor) = self.seek(key) else {
             return true;
-        }
+        };
+        let internal = self.internal_keys;
         loop {
             let Some(handle) = cursor.handle() else {
                 return true;
@@ -679,8 +686,7 @@ impl<'a> SstFile<'a> {
     /// table's: RocksDB would not open it) and the filter (whose errors are
     /// kept: RocksDB then reads without it).
     pub fn open(file: &'a [u8]) -> Result<SstFile<'a>, Error> {
-        let footer = Footer::read(file)?;
-        let metaindex = read_block(file, &footer, BlockKind::Metaindex, footer.metaindex)?;
+        let (footer, metaindex) = Footer::read_with_metaindex(file)?;
         let meta_error = |what| Error::CorruptBlock {
             block: BlockKind::Metaindex,
             offset: footer.metaindex.offset,
@@ -781,7 +787,8 @@ impl<'a> SstFile<'a> {
             if after(&mut end, handle, &corrupt).is_err() {
                 break;
             }
-            self.block(BlockKind::Index, handle)?;
+            // Kept for the lookups that will need it.
+            self.with_index_partition(handle, |_| Ok(()))?;
             more = cursor.advance().map_err(&corrupt)?;
         }
         Ok(())
