@@ -223,12 +223,10 @@ pub(crate) struct PathJson<'p> {
 
 impl<'p> PathJson<'p> {
     pub(crate) fn new(path: &'p Path) -> Self {
-        let path_hex = path.to_str().is_none().then(|| {
-            let mut hex = Vec::new();
-            let _ = push_hex_line(&mut hex, path.as_os_str().as_encoded_bytes());
-            hex.pop();
-            String::from_utf8_lossy(&hex).into_owned()
-        });
+        let path_hex = path
+            .to_str()
+            .is_none()
+            .then(|| hex(path.as_os_str().as_encoded_bytes()));
         PathJson {
             path: path.to_string_lossy(),
             path_hex,
@@ -470,6 +468,11 @@ fn parse_offset(text: &str) -> Result<u64, String> {
     text.parse().map_err(|_| {
         format!("expected a block offset (a decimal number below 2^64), found {text:?}")
     })
+}
+
+/// `bytes` in lowercase hex.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// `bytes` as one line of lowercase hex; an error if the memory for it is

@@ -10,7 +10,7 @@ use leveldb_filter::rocksdb::{
 };
 
 use crate::tables::{answer_word, table_error, HandleJson, PAST_LAST_KEY};
-use crate::{escaped, shown, Failure};
+use crate::{escaped, hex, shown, Failure};
 
 /// Whether `bytes` are a RocksDB table: its footer magic (format_version 1
 /// and later), or LevelDB's (format_version 0) with a RocksDB filter entry
@@ -149,10 +149,6 @@ fn footer_lines(
         "  metaindex        offset {} size {}",
         meta.offset, meta.size
     )
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The keys the check put in filter `i` of `count`, where each index
