@@ -84,6 +84,19 @@ pub enum Error {
         /// The value found.
         found: u64,
     },
+    /// A block compressed by a custom compression manager (a type byte of
+    /// 0x80 and up, format_version 7 and later), which only that manager's
+    /// code can read.
+    CustomCompression {
+        /// Which block.
+        block: BlockKind,
+        /// Offset of the block in the file.
+        offset: u64,
+        /// The block's compression type byte.
+        type_byte: u8,
+        /// The manager the table names (property `rocksdb.compression`).
+        manager: String,
+    },
     /// A block's contents do not parse.
     CorruptBlock {
         /// Which block.
@@ -150,6 +163,15 @@ impl fmt::Display for Error {
                 "{block} at offset {offset}: {what} is {found} bytes, past the limit of {limit}"
             ),
             Error::Unsupported { what, found } => write!(f, "unsupported {what}: found {found}"),
+            Error::CustomCompression {
+                block,
+                offset,
+                type_byte,
+                ref manager,
+            } => write!(
+                f,
+                "unsupported compression at offset {offset} ({block}): type {type_byte:#04x} of the custom compression manager {manager:?} (only RocksDB's built-in compressions are read)"
+            ),
             Error::CorruptBlock { block, offset, what } => {
                 write!(f, "corrupt {block} at offset {offset}: {what}")
             }
@@ -231,6 +253,14 @@ pub enum Corruption {
     PropertiesUnsorted,
     /// A format_version >= 6 metaindex without the entry `rocksdb.index`.
     NoIndexEntry,
+    /// A block footer with bit 30 set: block metadata of a format newer
+    /// than RocksDB 11.12's.
+    ExtendedBlockMetadata,
+    /// Separated keys and values outside a data block, or in a table
+    /// without `rocksdb.data.block.restart.interval`.
+    UnexpectedSeparatedValues,
+    /// A value outside its block's values section.
+    ValuePastValues,
 }
 
 impl fmt::Display for Corruption {
@@ -271,6 +301,13 @@ impl fmt::Display for Corruption {
                 "properties unsorted (RocksDB fails every lookup in such a table)"
             }
             Corruption::NoIndexEntry => "no entry rocksdb.index naming the index block",
+            Corruption::ExtendedBlockMetadata => {
+                "block footer bit 30 set: extended block metadata, newer than RocksDB 11.12 writes"
+            }
+            Corruption::UnexpectedSeparatedValues => {
+                "separated keys and values where there is no data block restart interval"
+            }
+            Corruption::ValuePastValues => "a value outside the block's values section",
         })
     }
 }

@@ -859,3 +859,47 @@ fn newer_tables_answer_as_rocksdb(version: &str) {
     }
     assert!(partitioned > 0, "no partitioned RocksDB {version} table");
 }
+
+/// format_version 7 names the compression manager in the property
+/// `rocksdb.compression` (`BuiltinV2;04;`). A block of type 0x80 and up is
+/// that manager's own: an error naming it, while the filter, which is never
+/// compressed, answers as before. Another manager's name alone changes
+/// nothing this crate reads.
+#[test]
+fn custom_compression_managers_are_named() {
+    let (_, golden, keys) = tables_in(&PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/testdata/rocksdb11"
+    )))
+    .into_iter()
+    .find(|(name, ..)| name == "fastbloom-fv7-none-lz4")
+    .expect("the table without checksums");
+    let mut bytes = golden.clone();
+    let at = bytes
+        .windows(13)
+        .position(|w| w == b"BuiltinV2;04;")
+        .expect("the compression property");
+    bytes[at..at + 13].copy_from_slice(b"CustomMgr;84;");
+    let sst = SstFile::open(&bytes).unwrap();
+    assert_eq!(sst.compression_manager(), Some(&b"CustomMgr"[..]));
+    let walked = sst.for_each_key(|_, _| {}).unwrap();
+    assert_eq!(walked.keys, keys.iter().filter(|k| k.1).count() as u64);
+    let first = sst.data_block_for(&keys[0].0).unwrap().unwrap();
+    bytes[(first.offset + first.size) as usize] = 0x84;
+    let sst = SstFile::open(&bytes).unwrap();
+    let e = sst.for_each_key(|_, _| {}).unwrap_err();
+    assert_eq!(
+        e,
+        Error::CustomCompression {
+            block: leveldb_filter::table::BlockKind::Data,
+            offset: first.offset,
+            type_byte: 0x84,
+            manager: "CustomMgr".into(),
+        }
+    );
+    assert!(e.to_string().contains("\"CustomMgr\""), "{e}");
+    for (key, written, may_match) in &keys {
+        assert_eq!(sst.key_may_match(key), *may_match);
+        assert!(!written || *may_match);
+    }
+}

@@ -9,6 +9,10 @@ through an OPTIONS file loaded with Options.load_latest.
     python3 -m venv venv && venv/bin/pip install rocksdict==0.3.29
     venv/bin/python gen-rocksdb9.py OUT_DIR [SEED]
 
+Tables named db-flush-* are a DB's flush output, db-compaction-* its
+compaction output (the flushed keys written again and flushed, the two
+files compacted into one at the last level); the rest SstFileWriter's.
+
 For each table NAME: NAME.sst and NAME.answers (`<key hex>
 written|unwritten may-match|absent`, the unwritten keys between the table's
 first and last keys).
@@ -22,6 +26,9 @@ import sys
 from rocksdict import Options, Rdict, SstFileWriter
 
 # name, keys, then the OPTIONS file's table and column-family settings.
+# A hybrid filter: Bloom below level 1 (the flush), Ribbon from it.
+HYBRID = {"filter_policy": "ribbonfilter:10:1", "partition_filters": "true",
+          "index_type": "kTwoLevelIndexSearch", "metadata_block_size": "256"}
 SPECS = [
     ("fastbloom-fv6-xxh3", 600, {}, {}),
     ("fastbloom-fv6-crc32c-lz4", 500, {"checksum": "kCRC32c"}, {"compression": "kLZ4Compression"}),
@@ -47,6 +54,12 @@ SPECS = [
      {"partition_filters": "true", "decouple_partitioned_filters": "true",
       "index_type": "kTwoLevelIndexSearch", "metadata_block_size": "256"},
      {"prefix_extractor": "rocksdb.FixedPrefix.4"}),
+    ("db-flush-hybrid-fv6-partitioned-xxh3", 500, HYBRID, {}),
+    ("db-compaction-hybrid-fv6-partitioned-xxh3", 500, HYBRID, {}),
+    ("db-flush-fastbloom-fv6-prefix4-crc32c-lz4", 300, {"checksum": "kCRC32c"},
+     {"prefix_extractor": "rocksdb.FixedPrefix.4", "compression": "kLZ4Compression"}),
+    ("db-compaction-fastbloom-fv6-prefix4-crc32c-lz4", 300, {"checksum": "kCRC32c"},
+     {"prefix_extractor": "rocksdb.FixedPrefix.4", "compression": "kLZ4Compression"}),
 ]
 
 
@@ -55,7 +68,8 @@ def options(out, name, table, column_family):
     table = {"format_version": "6", "filter_policy": "bloomfilter:10:false",
              "checksum": "kXXH3", "block_size": "1024",
              "index_block_restart_interval": "4", **table}
-    column_family = {"compression": "kNoCompression", **column_family}
+    column_family = {"compression": "kNoCompression", "disable_auto_compactions": "true",
+                     **column_family}
     lines = ["[Version]", "  rocksdb_version=9.8.4", "  options_file_version=1.1", "",
              "[DBOptions]", "  create_if_missing=true", "", '[CFOptions "default"]']
     lines += [f"  {k}={v}" for k, v in column_family.items()]
@@ -88,15 +102,29 @@ def write(out, spec, seed):
                 for i in range(2 * keys)]
     opt = options(out, name, table, column_family)
     path = os.path.join(out, name + ".sst")
-    writer = SstFileWriter(options=opt)
-    writer.open(path)
-    for i in range(0, 2 * keys, 2):
-        writer[all_keys[i]] = b"v%d" % i
-    writer.finish()
     db_dir = os.path.join(out, ".db-" + name)
     shutil.rmtree(db_dir, ignore_errors=True)
-    db = Rdict(db_dir, options=opt)
-    db.ingest_external_file([path])
+    if name.startswith("db-"):
+        db = Rdict(db_dir, options=opt)
+        for round in range(1 if name.startswith("db-flush-") else 2):
+            for i in range(0, 2 * keys, 2):
+                db[all_keys[i]] = b"v%d.%d" % (i, round)
+            db.flush()
+        if name.startswith("db-compaction-"):
+            db.compact_range(None, None)
+        # The DB's one table is the golden one.
+        live = db.live_files()
+        if len(live) != 1:
+            sys.exit(f"gen-rocksdb9: {name}: {len(live)} live tables, not 1")
+        shutil.copyfile(os.path.join(db_dir, live[0]["name"].lstrip("/")), path)
+    else:
+        writer = SstFileWriter(options=opt)
+        writer.open(path)
+        for i in range(0, 2 * keys, 2):
+            writer[all_keys[i]] = b"v%d" % i
+        writer.finish()
+        db = Rdict(db_dir, options=opt)
+        db.ingest_external_file([path])
     lines = []
     for i in range(2 * keys - 1):
         before = ruled_out(opt)

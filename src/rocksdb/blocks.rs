@@ -352,11 +352,14 @@ fn check_size(
 
 /// Reads every key of a data block (internal keys: user key and an 8-byte
 /// tag), calling `each` with each user key; with `common_prefix`
-/// (format_version 8) the block may store the keys' common prefix once.
+/// (format_version 8) the block may store the keys' common prefix once;
+/// `interval`, the table's data block restart interval, reads a block of
+/// separated keys and values.
 pub(crate) fn for_each_user_key(
     block: &[u8],
     handle: BlockHandle,
     common_prefix: bool,
+    interval: u64,
     mut each: impl FnMut(&[u8]),
 ) -> Result<u64, Error> {
     let corrupt = |what| Error::CorruptBlock {
@@ -364,8 +367,9 @@ pub(crate) fn for_each_user_key(
         offset: handle.offset,
         what,
     };
-    let cursor =
-        Cursor::new(block, Layout::Plain).and_then(|c| c.with_common_prefix(common_prefix));
+    let cursor = Cursor::new(block, Layout::Plain)
+        .and_then(|c| c.with_common_prefix(common_prefix))
+        .map(|c| c.data_block(interval));
     let mut cursor = cursor.map_err(corrupt)?;
     let mut keys = 0;
     let mut more = cursor.seek_to_first().map_err(corrupt)?;

@@ -7,7 +7,14 @@
 //! ```text
 //! entry: varint32 shared | varint32 unshared | [varint32 value length] | key bytes | value
 //! block: entries | restarts: u32 x n | [hash index: buckets | u16 count] | u32 footer
+//! footer: bit 31 hash index | bit 30 reserved | bit 29 uniform | bit 28 separated | restart count
 //! ```
+//!
+//! A data block with separated keys and values (bit 28, RocksDB 11.0+)
+//! puts every value after the entries and the values' offset before the
+//! footer; each entry holds a key alone, and the first of each restart
+//! interval also the offset of its value, as a varint32 after its lengths
+//! (table/block_based/data_block_footer.h).
 //!
 //! Keys are rebuilt in one buffer, never stored; a walk or a seek stops
 //! with an error once its keys add up to [`KEY_EXPANSION`] times the block.
@@ -37,16 +44,26 @@ pub(crate) enum Layout {
     },
 }
 
-/// An entry's shared, unshared and value lengths, and the bytes after them.
-type Header<'b> = (usize, usize, Option<usize>, &'b [u8]);
+/// An entry's shared, unshared and value lengths, its separated value's
+/// offset where it gives one, and the bytes after them.
+type Header<'b> = (usize, usize, Option<usize>, Option<usize>, &'b [u8]);
 
 /// A position in a block's entries.
 #[derive(Clone, Debug)]
 pub(crate) struct Cursor<'b> {
     block: &'b [u8],
-    /// Where the entries end and the restart array starts.
+    /// Where the entries end, and where the restart array starts: the same
+    /// but for separated values, which lie between.
     entries_end: usize,
+    array: usize,
     restarts: usize,
+    /// Separated values: their offset, and the data block restart interval
+    /// that says which entries give their value's offset (0: unknown).
+    values: Option<usize>,
+    interval: usize,
+    /// The index of the entry after the current one, counted as RocksDB
+    /// counts it (a restart point's is its number times the interval).
+    entry: usize,
     layout: Layout,
     /// Offset of the current entry, and of the one after it.
     current: usize,
@@ -73,26 +90,47 @@ impl<'b> Cursor<'b> {
             .checked_sub(4)
             .ok_or(Corruption::ShorterThanRestartCount)?;
         let footer = u32::from_le_bytes(block[footer_at..].try_into().expect("4 bytes"));
-        let (restarts, array_end) = if len <= 1 << 16 && footer & 0x8000_0000 != 0 {
-            let count_at = footer_at
+        // `DataBlockFooter::DecodeFrom`.
+        if footer & 1 << 30 != 0 {
+            return Err(Corruption::ExtendedBlockMetadata);
+        }
+        let restarts = (footer & 0x0fff_ffff) as usize;
+        let mut array_end = footer_at;
+        let values = if footer & 1 << 28 != 0 {
+            array_end = array_end
+                .checked_sub(4)
+                .ok_or(Corruption::ShorterThanFooter)?;
+            let at = &block[array_end..array_end + 4];
+            Some(u32::from_le_bytes(at.try_into().expect("4 bytes")) as usize)
+        } else {
+            None
+        };
+        if footer & 1 << 31 != 0 {
+            let count_at = array_end
                 .checked_sub(2)
                 .ok_or(Corruption::ShorterThanFooter)?;
             let buckets = u16::from_le_bytes([block[count_at], block[count_at + 1]]);
-            let map_at = count_at
+            array_end = count_at
                 .checked_sub(usize::from(buckets))
                 .ok_or(Corruption::ShorterThanFooter)?;
-            ((footer & 0x7fff_ffff) as usize, map_at)
-        } else {
-            (footer as usize, footer_at)
-        };
-        let entries_end = restarts
+        }
+        let array = restarts
             .checked_mul(4)
             .and_then(|array| array_end.checked_sub(array))
             .ok_or(Corruption::RestartArrayTooLarge)?;
+        let entries_end = match values {
+            Some(values) if values > array => return Err(Corruption::ValuePastValues),
+            Some(values) => values,
+            None => array,
+        };
         Ok(Cursor {
             block,
             entries_end,
+            array,
             restarts,
+            values,
+            interval: 0,
+            entry: 0,
             layout,
             current: entries_end,
             next: entries_end,
@@ -122,6 +160,14 @@ impl<'b> Cursor<'b> {
         Ok(self)
     }
 
+    /// The cursor of a data block, whose values a block may hold apart
+    /// from its keys: `interval` is the table's data block restart interval
+    /// (`rocksdb.data.block.restart.interval`, 0 where it has none).
+    pub(crate) fn data_block(mut self, interval: u64) -> Self {
+        self.interval = usize::try_from(interval).unwrap_or(0);
+        self
+    }
+
     /// The current entry's key.
     pub(crate) fn key(&self) -> &[u8] {
         &self.key
@@ -138,7 +184,7 @@ impl<'b> Cursor<'b> {
     }
 
     fn restart(&self, i: usize) -> usize {
-        let at = self.entries_end + 4 * i;
+        let at = self.array + 4 * i;
         u32::from_le_bytes(self.block[at..at + 4].try_into().expect("4 bytes")) as usize
     }
 
@@ -146,6 +192,7 @@ impl<'b> Cursor<'b> {
         self.key.clear();
         self.handle = None;
         self.next = self.restart(i);
+        self.entry = i.saturating_mul(self.interval);
     }
 
     /// Moves to the first entry: false for a block of none.
@@ -214,7 +261,7 @@ impl<'b> Cursor<'b> {
     /// The key at restart point `i` (which must share nothing), with the
     /// block's common prefix, into `restart_key`.
     fn load_restart_key(&mut self, i: usize) -> Result<(), Corruption> {
-        let (shared, unshared, _, rest) = self.header(self.restart(i))?;
+        let (shared, unshared, _, _, rest) = self.header(self.restart(i), 0)?;
         if shared != 0 {
             return Err(Corruption::RestartEntryShares);
         }
@@ -227,8 +274,9 @@ impl<'b> Cursor<'b> {
     }
 
     /// The shared, unshared and value lengths of the entry at `at` (no
-    /// value length for delta-encoded index values), and the bytes after.
-    fn header(&self, at: usize) -> Result<Header<'b>, Corruption> {
+    /// value length for delta-encoded index values), and the bytes after
+    /// (past a separated value's offset, where the entry has one).
+    fn header(&self, at: usize, entry: usize) -> Result<Header<'b>, Corruption> {
         let entries = &self.block[..self.entries_end];
         let input = entries
             .get(at..)
@@ -243,7 +291,20 @@ impl<'b> Cursor<'b> {
                 (Some(len as usize), rest)
             }
         };
-        Ok((shared as usize, unshared as usize, value_len, rest))
+        // With separated values, entry number `entry` gives its value's
+        // offset if it is the first of a restart interval.
+        let (offset, rest) = match self.values {
+            None => (None, rest),
+            Some(_) if self.interval == 0 || self.layout != Layout::Plain => {
+                return Err(Corruption::UnexpectedSeparatedValues)
+            }
+            Some(_) if !entry.is_multiple_of(self.interval) => (None, rest),
+            Some(_) => {
+                let (offset, rest) = varint32(rest).ok_or(Corruption::BadVarint)?;
+                (Some(offset as usize), rest)
+            }
+        };
+        Ok((shared as usize, unshared as usize, value_len, offset, rest))
     }
 
     /// Moves to the next entry: false past the last.
@@ -253,7 +314,7 @@ impl<'b> Cursor<'b> {
             self.current = self.entries_end;
             return Ok(false);
         }
-        let (shared, unshared, value_len, rest) = self.header(self.current)?;
+        let (shared, unshared, value_len, offset, rest) = self.header(self.current, self.entry)?;
         if shared > self.key.len() {
             return Err(Corruption::SharesTooMuch);
         }
@@ -267,6 +328,24 @@ impl<'b> Cursor<'b> {
         self.key.extend_from_slice(&self.block[..prefix]);
         self.key.extend_from_slice(bytes);
         let value_at = self.entries_end - rest.len() + unshared;
+        if let Some(values) = self.values {
+            // The value lies apart: from the offset a restart interval's
+            // first entry gives, or where the previous value ends.
+            let start = match offset {
+                Some(_) if shared != 0 => return Err(Corruption::RestartEntryShares),
+                Some(offset) => values.checked_add(offset),
+                None => Some(self.value.1).filter(|&end| end >= values),
+            };
+            let len = value_len.ok_or(Corruption::UnexpectedSeparatedValues)?;
+            let end = start
+                .and_then(|start| start.checked_add(len))
+                .filter(|&end| end <= self.array)
+                .ok_or(Corruption::ValuePastValues)?;
+            self.value = (end - len, end);
+            self.next = value_at;
+            self.entry += 1;
+            return Ok(true);
+        }
         let value = &self.block[value_at..self.entries_end];
         let value = match value_len {
             Some(len) => value.get(..len).ok_or(Corruption::EntryPastEntries)?,
@@ -401,6 +480,69 @@ mod tests {
         assert_eq!(seek(&b, b"b").as_deref(), Some(&b"m"[..]));
         // Past z: scans "c", then the end.
         assert_eq!(seek(&b, b"zz"), None);
+    }
+
+    /// A data block of separated keys and values, restart interval 2, as
+    /// RocksDB 11's `BlockBuilder` writes it: keys "ka" "kb" "kc", values
+    /// "1" "22" "333"; the first entry of each interval gives its value's
+    /// offset, the others follow the previous value.
+    fn separated() -> Vec<u8> {
+        let mut b = Vec::new();
+        b.extend_from_slice(&[0, 2, 1, 0, b'k', b'a']); // restart 0: value at 0
+        b.extend_from_slice(&[1, 1, 2, b'b']); // shares "k"; value follows
+        b.extend_from_slice(&[0, 2, 3, 3, b'k', b'c']); // restart 1: value at 3
+        let values = b.len() as u32;
+        b.extend_from_slice(b"122333");
+        b.extend_from_slice(&[0, 0, 0, 0, 10, 0, 0, 0]); // restarts 0, 10
+        b.extend_from_slice(&values.to_le_bytes());
+        b.extend_from_slice(&(2u32 | 1 << 28 | 1 << 29).to_le_bytes());
+        b
+    }
+
+    #[test]
+    fn separated_values_are_read_by_the_restart_interval() {
+        let b = separated();
+        let mut cursor = Cursor::new(&b, Layout::Plain).unwrap().data_block(2);
+        let mut got = Vec::new();
+        let mut more = cursor.seek_to_first().unwrap();
+        while more {
+            got.push((cursor.key().to_vec(), cursor.value().to_vec()));
+            more = cursor.advance().unwrap();
+        }
+        let want: [(&[u8], &[u8]); 3] = [(b"ka", b"1"), (b"kb", b"22"), (b"kc", b"333")];
+        assert_eq!(got, want.map(|(k, v)| (k.to_vec(), v.to_vec())));
+        assert!(cursor.seek(|key| key.cmp(b"kc")).unwrap());
+        assert_eq!((cursor.key(), cursor.value()), (&b"kc"[..], &b"333"[..]));
+        // Without the table's restart interval, or in an index block, the
+        // entries cannot be told apart.
+        let mut cursor = Cursor::new(&b, Layout::Plain).unwrap();
+        assert_eq!(
+            cursor.seek_to_first(),
+            Err(Corruption::UnexpectedSeparatedValues)
+        );
+        // A value past the values section.
+        let mut bad = b.clone();
+        bad[13] = 4;
+        let mut cursor = Cursor::new(&bad, Layout::Plain).unwrap().data_block(2);
+        assert!(cursor.seek_to_first().unwrap());
+        assert_eq!(cursor.advance(), Ok(true));
+        assert_eq!(cursor.advance(), Err(Corruption::ValuePastValues));
+        // A values section past the restart array.
+        let mut bad = b.clone();
+        let at = bad.len() - 8;
+        bad[at] = 200;
+        assert_eq!(
+            Cursor::new(&bad, Layout::Plain).err(),
+            Some(Corruption::ValuePastValues)
+        );
+        // Bit 30: metadata of a format newer than any RocksDB writes.
+        let mut bad = b;
+        let at = bad.len() - 1;
+        bad[at] |= 0x40;
+        assert_eq!(
+            Cursor::new(&bad, Layout::Plain).err(),
+            Some(Corruption::ExtendedBlockMetadata)
+        );
     }
 
     #[test]

@@ -597,6 +597,9 @@ struct Props<'a> {
     index_delta: bool,
     whole_key_filtering: bool,
     prefix_extractor: Option<&'a [u8]>,
+    /// `rocksdb.data.block.restart.interval` (RocksDB 11.0+), which data
+    /// blocks of separated keys and values need.
+    data_restart_interval: u64,
 }
 
 impl<'a> Props<'a> {
@@ -636,6 +639,7 @@ impl<'a> Props<'a> {
                 }
                 b"rocksdb.index.key.is.user.key" => props.index_user_keys = number() != 0,
                 b"rocksdb.index.value.is.delta.encoded" => props.index_delta = number() != 0,
+                b"rocksdb.data.block.restart.interval" => props.data_restart_interval = number(),
                 b"rocksdb.block.based.table.whole.key.filtering" => {
                     props.whole_key_filtering = value != b"0";
                 }
@@ -846,6 +850,18 @@ impl<'a> SstFile<'a> {
         None
     }
 
+    /// The compression manager the table was written with (format_version
+    /// 7 and later: the first field of the property `rocksdb.compression`,
+    /// `BuiltinV2` for RocksDB's own compressions), if it names one.
+    pub fn compression_manager(&self) -> Option<&'a [u8]> {
+        if self.footer.format_version < 7 {
+            return None;
+        }
+        let value = self.property("rocksdb.compression")?;
+        let end = value.iter().position(|&b| b == b';')?;
+        Some(&value[..end])
+    }
+
     /// A numeric property (a varint64).
     pub fn property_number(&self, name: &str) -> Option<u64> {
         varint64(self.property(name)?).map(|(n, _)| n)
@@ -922,7 +938,19 @@ impl<'a> SstFile<'a> {
             contents,
             (type_byte, self.footer.format_version),
             dict,
-        )?;
+        )
+        .map_err(|e| match (e, self.compression_manager()) {
+            // Types 0x80 and up belong to the table's compression manager.
+            (Error::Unsupported { .. }, Some(manager)) if type_byte >= 0x80 => {
+                Error::CustomCompression {
+                    block: kind,
+                    offset: handle.offset,
+                    type_byte,
+                    manager: String::from_utf8_lossy(manager).into_owned(),
+                }
+            }
+            (e, _) => e,
+        })?;
         Ok((contents, compression))
     }
 
@@ -1014,9 +1042,10 @@ impl<'a> SstFile<'a> {
             let (contents, compression) = self.block(BlockKind::Data, handle)?;
             compressions.insert(compression);
             walk.data_blocks += 1;
-            let prefixed = self.common_prefix();
-            walk.keys +=
-                for_each_user_key(&contents, handle, prefixed, |key| each(key, handle.offset))?;
+            let (prefixed, interval) = (self.common_prefix(), self.props.data_restart_interval);
+            walk.keys += for_each_user_key(&contents, handle, prefixed, interval, |key| {
+                each(key, handle.offset)
+            })?;
             Ok(())
         })?;
         compressions.extend(index_compressions);

@@ -9,55 +9,89 @@
 
 use rust_rocksdb::{
     statistics::Ticker, BlockBasedIndexType, BlockBasedOptions, ChecksumType, DBCompressionType,
-    IngestExternalFileOptions, Options, SliceTransform, SstFileWriter, DB,
+    DataBlockIndexType, IngestExternalFileOptions, Options, SliceTransform, SstFileWriter, DB,
 };
+
+/// How a table is written: by an SstFileWriter, or by a DB, as its flush
+/// output (one L0 file) or its compaction output (that file, and a second
+/// flush of the same keys with new values, compacted into one file at the
+/// last level).
+#[derive(Clone, Copy, PartialEq)]
+enum Source {
+    Writer,
+    Flush,
+    Compaction,
+}
 
 /// A table to write: its name, keys, and options.
 struct Spec {
     name: &'static str,
     keys: usize,
     format_version: i32,
+    /// Ribbon; with `hybrid`, Bloom below level 1 and Ribbon from it.
     ribbon: bool,
+    hybrid: bool,
     partitioned: bool,
     prefix: usize,
     whole: bool,
     checksum: ChecksumType,
     compression: DBCompressionType,
+    /// Data blocks: keys and values in sections of their own; a hash index.
+    separated: bool,
+    hash_index: bool,
+    /// Index blocks marked uniform (footer bit 29) where they are.
+    uniform: bool,
+    /// Padding so that no block crosses a 4 KiB boundary.
+    super_blocks: bool,
+    source: Source,
 }
+
+const BASE: Spec = Spec {
+    name: "",
+    keys: 600,
+    format_version: 8,
+    ribbon: false,
+    hybrid: false,
+    partitioned: false,
+    prefix: 0,
+    whole: true,
+    checksum: ChecksumType::XXH3,
+    compression: DBCompressionType::None,
+    separated: false,
+    hash_index: false,
+    uniform: false,
+    super_blocks: false,
+    source: Source::Writer,
+};
 
 const SPECS: &[Spec] = &[
-    spec("fastbloom-fv7-xxh3", 600, 7, false, false, 0, true, ChecksumType::XXH3, DBCompressionType::Lz4),
-    spec("fastbloom-fv8-xxh3", 600, 8, false, false, 0, true, ChecksumType::XXH3, DBCompressionType::None),
-    spec("fastbloom-fv8-crc32c-zstd", 500, 8, false, false, 0, true, ChecksumType::CRC32c, DBCompressionType::Zstd),
-    spec("fastbloom-fv8-partitioned-xxh3", 800, 8, false, true, 0, true, ChecksumType::XXH3, DBCompressionType::Lz4),
-    spec("ribbon-fv8-partitioned-xxh3", 800, 8, true, true, 0, true, ChecksumType::XXH3, DBCompressionType::None),
-    spec("fastbloom-fv8-prefix4-xxh3", 500, 8, false, false, 4, true, ChecksumType::XXH3, DBCompressionType::Snappy),
-    spec("fastbloom-fv8-partitioned-prefixonly11-xxh3", 600, 8, false, true, 11, false, ChecksumType::XXH3, DBCompressionType::None),
+    Spec { name: "fastbloom-fv7-xxh3", format_version: 7, compression: DBCompressionType::Lz4, ..BASE },
+    Spec { name: "fastbloom-fv8-xxh3", ..BASE },
+    // No checksums: a test changes its bytes in place.
+    Spec { name: "fastbloom-fv7-none-lz4", keys: 300, format_version: 7, checksum: ChecksumType::NoChecksum, compression: DBCompressionType::Lz4, ..BASE },
+    Spec { name: "fastbloom-fv8-crc32c-zstd", keys: 500, checksum: ChecksumType::CRC32c, compression: DBCompressionType::Zstd, ..BASE },
+    Spec { name: "fastbloom-fv8-partitioned-xxh3", keys: 800, partitioned: true, compression: DBCompressionType::Lz4, ..BASE },
+    Spec { name: "ribbon-fv8-partitioned-xxh3", keys: 800, ribbon: true, partitioned: true, ..BASE },
+    Spec { name: "fastbloom-fv8-prefix4-xxh3", keys: 500, prefix: 4, compression: DBCompressionType::Snappy, ..BASE },
+    Spec { name: "fastbloom-fv8-partitioned-prefixonly11-xxh3", prefix: 11, whole: false, partitioned: true, ..BASE },
+    Spec { name: "fastbloom-fv8-partitioned-separatedkv-uniform-xxh3", keys: 500, partitioned: true, separated: true, uniform: true, ..BASE },
+    Spec { name: "fastbloom-fv7-hash-superblock-crc32c-zstd", keys: 400, format_version: 7, checksum: ChecksumType::CRC32c, compression: DBCompressionType::Zstd, hash_index: true, super_blocks: true, ..BASE },
+    Spec { name: "fastbloom-fv8-separatedkv-hash-superblock-xxh3", keys: 400, separated: true, hash_index: true, super_blocks: true, compression: DBCompressionType::Lz4, ..BASE },
+    Spec { name: "db-flush-hybrid-fv8-partitioned-xxh3", keys: 500, ribbon: true, hybrid: true, partitioned: true, source: Source::Flush, ..BASE },
+    Spec { name: "db-compaction-hybrid-fv8-partitioned-xxh3", keys: 500, ribbon: true, hybrid: true, partitioned: true, source: Source::Compaction, ..BASE },
+    Spec { name: "db-flush-fastbloom-fv7-prefix4-xxh3", keys: 300, format_version: 7, prefix: 4, compression: DBCompressionType::Lz4, source: Source::Flush, ..BASE },
+    Spec { name: "db-compaction-fastbloom-fv7-prefix4-xxh3", keys: 300, format_version: 7, prefix: 4, compression: DBCompressionType::Lz4, source: Source::Compaction, ..BASE },
 ];
-
-#[allow(clippy::too_many_arguments)]
-const fn spec(
-    name: &'static str,
-    keys: usize,
-    format_version: i32,
-    ribbon: bool,
-    partitioned: bool,
-    prefix: usize,
-    whole: bool,
-    checksum: ChecksumType,
-    compression: DBCompressionType,
-) -> Spec {
-    Spec { name, keys, format_version, ribbon, partitioned, prefix, whole, checksum, compression }
-}
 
 fn options(spec: &Spec) -> Options {
     let mut table = BlockBasedOptions::default();
     table.set_format_version(spec.format_version);
-    if spec.ribbon {
-        table.set_ribbon_filter(10.0);
-    } else {
-        table.set_bloom_filter(10.0, false);
+    match (spec.ribbon, spec.hybrid) {
+        (true, true) => table.set_hybrid_ribbon_filter(10.0, 1),
+        (true, false) => table.set_ribbon_filter(10.0),
+        (false, _) => table.set_bloom_filter(10.0, false),
     }
+    // ChecksumType is neither Copy nor Clone.
     table.set_checksum_type(match spec.checksum {
         ChecksumType::CRC32c => ChecksumType::CRC32c,
         ChecksumType::XXHash => ChecksumType::XXHash,
@@ -73,8 +107,21 @@ fn options(spec: &Spec) -> Options {
         table.set_index_type(BlockBasedIndexType::TwoLevelIndexSearch);
         table.set_metadata_block_size(256);
     }
+    table.set_separate_key_value_in_data_block(spec.separated);
+    if spec.hash_index {
+        table.set_data_block_index_type(DataBlockIndexType::BinaryAndHash);
+    }
+    if spec.uniform {
+        // Every index block of three restarts or more is "uniform".
+        table.set_uniform_cv_threshold(1e9);
+    }
+    if spec.super_blocks {
+        table.set_super_block_alignment_size(4096);
+        table.set_super_block_alignment_space_overhead_ratio(4);
+    }
     let mut opts = Options::default();
     opts.create_if_missing(true);
+    opts.set_disable_auto_compactions(true);
     opts.set_block_based_table_factory(&table);
     opts.set_compression_type(spec.compression);
     if spec.prefix > 0 {
@@ -113,16 +160,41 @@ fn write(out: &std::path::Path, spec: &Spec, seed: u64) -> Result<(), Box<dyn st
         .collect();
     let opts = options(spec);
     let path = out.join(format!("{}.sst", spec.name));
-    let mut writer = SstFileWriter::create(&opts);
-    writer.open(&path)?;
-    for i in (0..keys.len()).step_by(2) {
-        writer.put(&keys[i], format!("v{i}"))?;
-    }
-    writer.finish()?;
     let db_dir = out.join(format!(".db-{}", spec.name));
     let _ = std::fs::remove_dir_all(&db_dir);
     let db = DB::open(&opts, &db_dir)?;
-    db.ingest_external_file_opts(&IngestExternalFileOptions::default(), vec![&path])?;
+    let put_all = |round: usize| -> Result<(), rust_rocksdb::Error> {
+        for i in (0..keys.len()).step_by(2) {
+            db.put(&keys[i], format!("v{i}.{round}"))?;
+        }
+        db.flush()
+    };
+    match spec.source {
+        Source::Writer => {
+            let mut writer = SstFileWriter::create(&opts);
+            writer.open(&path)?;
+            for i in (0..keys.len()).step_by(2) {
+                writer.put(&keys[i], format!("v{i}"))?;
+            }
+            writer.finish()?;
+            db.ingest_external_file_opts(&IngestExternalFileOptions::default(), vec![&path])?;
+        }
+        Source::Flush => put_all(0)?,
+        Source::Compaction => {
+            put_all(0)?;
+            put_all(1)?;
+            db.compact_range(None::<&[u8]>, None::<&[u8]>);
+        }
+    }
+    if spec.source != Source::Writer {
+        // The DB's one table is the golden one.
+        let live = db.live_files()?;
+        let [file] = live.as_slice() else {
+            return Err(format!("{}: {} live tables, not 1", spec.name, live.len()).into());
+        };
+        let from = std::path::Path::new(&file.directory).join(file.name.trim_start_matches('/'));
+        std::fs::copy(from, &path)?;
+    }
     let useful = || {
         opts.get_ticker_count(Ticker::BloomFilterUseful)
             + opts.get_ticker_count(Ticker::BloomFilterPrefixUseful)

@@ -184,6 +184,7 @@ pub fn inspect(path: &Path, bytes: &[u8], json: bool, out: &mut dyn Write) -> Re
         .property("rocksdb.comparator")
         .map(String::from_utf8_lossy);
     let compressions: Vec<String> = walk.compressions.iter().map(ToString::to_string).collect();
+    let manager = sst.compression_manager().map(String::from_utf8_lossy);
     let filters = filters(&sst);
     let count = filters.len();
     let stats: Vec<Result<Stats, String>> = filters
@@ -206,6 +207,7 @@ pub fn inspect(path: &Path, bytes: &[u8], json: bool, out: &mut dyn Write) -> Re
                     r#type: sst.index_type(),
                 },
                 compression: compressions.clone(),
+                compression_manager: manager.as_deref(),
                 data_blocks: walk.data_blocks,
                 keys: walk.keys,
                 comparator: comparator.as_deref(),
@@ -248,7 +250,15 @@ pub fn inspect(path: &Path, bytes: &[u8], json: bool, out: &mut dyn Write) -> Re
             index.size,
             sst.index_type()
         )?;
-        writeln!(out, "  compression      {}", compressions.join(", "))?;
+        match &manager {
+            Some(manager) => writeln!(
+                out,
+                "  compression      {} (manager {})",
+                compressions.join(", "),
+                escaped(manager)
+            )?,
+            None => writeln!(out, "  compression      {}", compressions.join(", "))?,
+        }
         writeln!(out, "  data blocks      {}", walk.data_blocks)?;
         writeln!(out, "  keys             {}", walk.keys)?;
         if let Some(comparator) = &comparator {
@@ -436,6 +446,8 @@ struct SstJson<'a> {
     metaindex: HandleJson,
     index: IndexJson,
     compression: Vec<String>,
+    /// format_version 7 and later: the compression manager's name.
+    compression_manager: Option<&'a str>,
     data_blocks: u64,
     keys: u64,
     comparator: Option<&'a str>,
