@@ -34,6 +34,7 @@ use std::borrow::Cow;
 use std::cell::{OnceCell, RefCell};
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::rc::Rc;
 
 pub use build::{FastLocalBloomBuilder, LegacyBloomBuilder};
 pub use check::{FilterCheck, FilterReport, TableCheck};
@@ -678,10 +679,11 @@ pub struct SstFile<'a> {
 /// A block's contents, uncompressed, and how it was stored.
 type Stored<'a> = (Cow<'a, [u8]>, Compression);
 
-/// Index partitions read by lookups, by handle, and the bytes they hold.
+/// Index partitions read by lookups and walks, by handle, and the bytes
+/// they hold; shared, so that no borrow of the cache outlives a lookup.
 #[derive(Clone, Debug, Default)]
 struct PartitionCache<'a> {
-    blocks: HashMap<BlockHandle, Cow<'a, [u8]>>,
+    blocks: HashMap<BlockHandle, Rc<Stored<'a>>>,
     bytes: usize,
 }
 
@@ -791,8 +793,8 @@ impl<'a> SstFile<'a> {
             if after(&mut end, handle, &corrupt).is_err() {
                 break;
             }
-            // Kept for the lookups that will need it.
-            self.with_index_partition(handle, |_| Ok(()))?;
+            // Kept for the lookups and walks that will need it.
+            self.index_partition(handle)?;
             more = cursor.advance().map_err(&corrupt)?;
         }
         Ok(())
@@ -1015,9 +1017,9 @@ impl<'a> SstFile<'a> {
                 each(handle)?;
             } else {
                 after(&mut partition_end, handle, &corrupt)?;
-                let (partition, compression) = self.block(BlockKind::Index, handle)?;
-                compressions.insert(compression);
-                let (mut entries, corrupt) = self.index_cursor(&partition, handle.offset)?;
+                let partition = self.index_partition(handle)?;
+                compressions.insert(partition.1);
+                let (mut entries, corrupt) = self.index_cursor(&partition.0, handle.offset)?;
                 let mut more = entries.seek_to_first().map_err(&corrupt)?;
                 while more {
                     let handle = entries.handle().ok_or(corrupt(Corruption::NotAHandle))?;
@@ -1073,14 +1075,16 @@ impl<'a> SstFile<'a> {
         let mut first = true;
         loop {
             let partition = cursor.handle().ok_or(corrupt(Corruption::NotAHandle))?;
-            let found = self.with_index_partition(partition, |block| {
-                let (mut entries, corrupt) = self.index_cursor(block, partition.offset)?;
-                let found = match first {
-                    true => entries.seek(order),
-                    false => entries.seek_to_first(),
-                };
-                Ok(found.map_err(corrupt)?.then(|| entries.handle()).flatten())
-            })?;
+            let block = self.index_partition(partition)?;
+            let (mut entries, in_partition) = self.index_cursor(&block.0, partition.offset)?;
+            let found = match first {
+                true => entries.seek(order),
+                false => entries.seek_to_first(),
+            };
+            let found = found
+                .map_err(in_partition)?
+                .then(|| entries.handle())
+                .flatten();
             if found.is_some() {
                 return Ok(found);
             }
@@ -1091,26 +1095,21 @@ impl<'a> SstFile<'a> {
         }
     }
 
-    /// Runs `f` on the index partition at `handle`, read (and kept) on its
-    /// first use.
-    fn with_index_partition<R>(
-        &self,
-        handle: BlockHandle,
-        f: impl FnOnce(&[u8]) -> Result<R, Error>,
-    ) -> Result<R, Error> {
+    /// The index partition at `handle` and how it was stored, read (and
+    /// kept) on its first use.
+    fn index_partition(&self, handle: BlockHandle) -> Result<Rc<Stored<'a>>, Error> {
         if let Some(block) = self.partitions.borrow().blocks.get(&handle) {
-            return f(block);
+            return Ok(Rc::clone(block));
         }
-        let (block, _) = self.block(BlockKind::Index, handle)?;
-        let result = f(&block);
+        let block = Rc::new(self.block(BlockKind::Index, handle)?);
         let mut cache = self.partitions.borrow_mut();
-        let cost = block.len().max(64);
+        let cost = block.0.len().max(64);
         if cache.bytes.saturating_add(cost) > uncompressed_limit(self.file.len()) {
             *cache = PartitionCache::default();
         }
         cache.bytes += cost;
-        cache.blocks.insert(handle, block);
-        result
+        cache.blocks.insert(handle, Rc::clone(&block));
+        Ok(block)
     }
 
     /// Whether RocksDB's `Get` of user key `key` may find it in this table,
