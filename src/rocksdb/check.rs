@@ -463,7 +463,17 @@ fn built_by(bits: &FilterBits<'_>, n: u64) -> Option<(f64, f64)> {
     let fits: Vec<f64> = match *bits {
         FilterBits::FastLocalBloom { probes, data } => {
             let len = data.len() as u64;
-            (500..=100_000u32)
+            // Only millibits in (len - 64, len] * 8000 / n round to `len`
+            // (short of the 4 GiB cap): the exact test runs on those alone.
+            let (lo, hi) = match n {
+                0 => (500, 100_000),
+                _ if len >= 0xffff_ffc0 => (500, 100_000),
+                _ => (
+                    (len.saturating_sub(64) * 8000 / n).clamp(500, 100_000) as u32,
+                    (len * 8000 / n).clamp(500, 100_000) as u32,
+                ),
+            };
+            (lo..=hi)
                 .filter(|&m| fast_local_probes(m) == probes)
                 .filter(|&m| ((n * u64::from(m)).div_ceil(8000).min(0xffff_ffc0) + 63) & !63 == len)
                 .map(|m| f64::from(m) / 1000.0)

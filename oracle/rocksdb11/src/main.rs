@@ -64,6 +64,7 @@ const BASE: Spec = Spec {
     source: Source::Writer,
 };
 
+#[rustfmt::skip]
 const SPECS: &[Spec] = &[
     Spec { name: "fastbloom-fv7-xxh3", format_version: 7, compression: DBCompressionType::Lz4, ..BASE },
     Spec { name: "fastbloom-fv8-xxh3", ..BASE },
@@ -217,13 +218,47 @@ fn write(out: &std::path::Path, spec: &Spec, seed: u64) -> Result<(), Box<dyn st
     Ok(())
 }
 
+/// `--big PATH [--partitioned]`: a table of about 64 MiB with RocksDB
+/// 11.12's default table options (format_version 7, Snappy) and a
+/// FastLocalBloom filter at 10 bits per key, to measure readers on: keys
+/// `user:%012d` of even numbers, values of 100 pseudo-random bytes.
+fn big(path: &str, partitioned: bool) -> Result<(), Box<dyn std::error::Error>> {
+    let mut table = BlockBasedOptions::default();
+    table.set_bloom_filter(10.0, false);
+    if partitioned {
+        table.set_partition_filters(true);
+        table.set_index_type(BlockBasedIndexType::TwoLevelIndexSearch);
+    }
+    let mut opts = Options::default();
+    opts.set_block_based_table_factory(&table);
+    let mut writer = SstFileWriter::create(&opts);
+    writer.open(path)?;
+    let mut rng = Rng(0x5eed);
+    let mut value = [0u8; 100];
+    for i in 0..580_000u64 {
+        for chunk in value.chunks_mut(8) {
+            chunk.copy_from_slice(&rng.next().to_le_bytes()[..chunk.len()]);
+        }
+        writer.put(format!("user:{:012}", 2 * i), value)?;
+    }
+    writer.finish()?;
+    Ok(())
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let mut args = std::env::args().skip(1);
-    let out = std::path::PathBuf::from(args.next().ok_or("usage: gen-rocksdb11 OUT_DIR [SEED]")?);
-    let seed = args.next().map(|s| s.parse()).transpose()?.unwrap_or(1);
-    std::fs::create_dir_all(&out)?;
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (out, seed) = match args[..] {
+        ["--big", path] => return big(path, false),
+        ["--big", path, "--partitioned"] => return big(path, true),
+        [out] => (out, 1),
+        [out, seed] => (out, seed.parse()?),
+        _ => return Err("usage: gen-rocksdb11 OUT_DIR [SEED] | --big PATH [--partitioned]".into()),
+    };
+    let out = std::path::Path::new(out);
+    std::fs::create_dir_all(out)?;
     for spec in SPECS {
-        write(&out, spec, seed)?;
+        write(out, spec, seed)?;
     }
     Ok(())
 }
