@@ -233,8 +233,14 @@ impl<'b> Cursor<'b> {
         let mut found = false;
         while left != right {
             let mid = left + (right - left + 1) / 2;
-            self.load_restart_key(mid as usize)?;
-            match order(&self.restart_key) {
+            // Without a common prefix the key is compared where it lies.
+            let ordering = if self.prefix == 0 {
+                order(self.restart_bytes(mid as usize)?)
+            } else {
+                self.load_restart_key(mid as usize)?;
+                order(&self.restart_key)
+            };
+            match ordering {
                 Ordering::Less => left = mid,
                 Ordering::Greater => right = mid - 1,
                 Ordering::Equal => {
@@ -261,16 +267,22 @@ impl<'b> Cursor<'b> {
     /// The key at restart point `i` (which must share nothing), with the
     /// block's common prefix, into `restart_key`.
     fn load_restart_key(&mut self, i: usize) -> Result<(), Corruption> {
-        let (shared, unshared, _, _, rest) = self.header(self.restart(i), 0)?;
-        if shared != 0 {
-            return Err(Corruption::RestartEntryShares);
-        }
-        let bytes = rest.get(..unshared).ok_or(Corruption::EntryPastEntries)?;
+        let bytes = self.restart_bytes(i)?;
         self.restart_key.clear();
         self.restart_key
             .extend_from_slice(&self.block[..self.prefix]);
         self.restart_key.extend_from_slice(bytes);
         Ok(())
+    }
+
+    /// The key bytes stored at restart point `i` (whose entry must share
+    /// nothing), without the block's common prefix.
+    fn restart_bytes(&self, i: usize) -> Result<&'b [u8], Corruption> {
+        let (shared, unshared, _, _, rest) = self.header(self.restart(i), 0)?;
+        if shared != 0 {
+            return Err(Corruption::RestartEntryShares);
+        }
+        rest.get(..unshared).ok_or(Corruption::EntryPastEntries)
     }
 
     /// The shared, unshared and value lengths of the entry at `at` (no
