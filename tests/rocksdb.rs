@@ -860,6 +860,33 @@ fn newer_tables_answer_as_rocksdb(version: &str) {
     assert!(partitioned > 0, "no partitioned RocksDB {version} table");
 }
 
+/// Each filter's entries, as the check counts them (a hash equal to the
+/// last one added once; RocksDB 9.6's `AddKeyAndAlt` rules for a key and its
+/// prefix, and the prefixes added at partition cuts), add up to the count
+/// RocksDB's builder stored in the property `rocksdb.num.filter_entries`,
+/// for every golden table of RocksDB 7.8, 9.8.4 and 11.12.
+#[test]
+fn filter_entries_are_counted_as_rocksdb_counts_them() {
+    let mut checked = 0;
+    let all = tables()
+        .into_iter()
+        .chain(newer_tables("9"))
+        .chain(newer_tables("11"));
+    for (name, bytes, _) in all {
+        let sst = SstFile::open(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let Some(stored) = sst.property_number("rocksdb.num.filter_entries") else {
+            continue;
+        };
+        let TableCheck::Filters(reports) = sst.check_filter().unwrap() else {
+            panic!("{name}: no filter checked");
+        };
+        let counted: u64 = reports.iter().map(|r| r.keys).sum();
+        assert_eq!(counted, stored, "{name}");
+        checked += 1;
+    }
+    assert!(checked > 40, "{checked} tables with the property");
+}
+
 /// format_version 7 names the compression manager in the property
 /// `rocksdb.compression` (`BuiltinV2;04;`). A block of type 0x80 and up is
 /// that manager's own: an error naming it, while the filter, which is never

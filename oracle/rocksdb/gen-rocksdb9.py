@@ -54,6 +54,10 @@ SPECS = [
      {"partition_filters": "true", "decouple_partitioned_filters": "true",
       "index_type": "kTwoLevelIndexSearch", "metadata_block_size": "256"},
      {"prefix_extractor": "rocksdb.FixedPrefix.4"}),
+    # The index type kHashSearch: prefixes hashed to their index entries.
+    ("fastbloom-fv6-hashsearch-prefix4-xxhash", 400,
+     {"checksum": "kxxHash", "index_type": "kHashSearch"},
+     {"prefix_extractor": "rocksdb.FixedPrefix.4"}),
     ("db-flush-hybrid-fv6-partitioned-xxh3", 500, HYBRID, {}),
     ("db-compaction-hybrid-fv6-partitioned-xxh3", 500, HYBRID, {}),
     ("db-flush-fastbloom-fv6-prefix4-crc32c-lz4", 300, {"checksum": "kCRC32c"},

@@ -14,7 +14,9 @@ use crate::Error;
 pub struct FilterReport {
     /// Its index among the partitions (0 for a full filter).
     pub index: usize,
-    /// Distinct keys (and prefixes) the table adds to it.
+    /// The keys and prefixes the table adds to it, as RocksDB's builder
+    /// counts them (a hash equal to the last one once; together, the
+    /// property `rocksdb.num.filter_entries`).
     pub keys: u64,
     /// Its payload's size in bytes, metadata included.
     pub bytes: usize,
@@ -283,11 +285,13 @@ impl<'f> Keys<'f> {
     fn add(&mut self, key: &[u8]) {
         let prefix = self.prefix.of_key(key);
         if self.writer == Writer::Since96 {
-            if self.whole {
-                self.rebuild.add(key);
+            match (self.whole, prefix) {
+                (true, Some(prefix)) => self.rebuild.add_key_and_alt(key, prefix),
+                (true, None) => self.rebuild.add(key),
+                (false, Some(prefix)) => self.rebuild.add(prefix),
+                (false, None) => {}
             }
             if let Some(prefix) = prefix {
-                self.rebuild.add(prefix);
                 self.last_prefix.clear();
                 self.last_prefix.extend_from_slice(prefix);
             }
@@ -321,10 +325,16 @@ impl<'f> Keys<'f> {
     /// What a partition gets as it is cut before `next`: the next key's
     /// prefix (7.8: unless it is the last one recorded).
     fn cut_before(&mut self, next: &[u8]) {
-        if let Some(prefix) = self.prefix.of_key(next) {
-            if self.writer == Writer::Since96 || prefix != self.last_prefix {
-                self.rebuild.add(prefix);
-            }
+        let Some(prefix) = self.prefix.of_key(next) else {
+            return;
+        };
+        match self.writer {
+            // `AddKeyAndAlt(prefix, prefix)`: counted unless it repeats the
+            // last key or prefix.
+            Writer::Since96 if self.whole => self.rebuild.add_key_and_alt(prefix, prefix),
+            Writer::Since96 => self.rebuild.add(prefix),
+            Writer::Before96 if prefix != self.last_prefix => self.rebuild.add(prefix),
+            Writer::Before96 => {}
         }
     }
 
@@ -356,9 +366,12 @@ struct Rebuild<'f> {
     bits: Result<&'f FilterBits<'f>, String>,
     out: Vec<u8>,
     keys: u64,
-    /// Hashes as RocksDB's builder counts them: the same one in a row once.
+    /// Hashes as RocksDB's builder counts them: the same one in a row
+    /// once; `last_hash` is the last counted, `last_alt` the last prefix
+    /// `AddKeyAndAlt` was given.
     distinct: u64,
     last_hash: Option<u64>,
+    last_alt: Option<u64>,
     /// The first key (by index) the filter does not match.
     unmatched: Option<u64>,
 }
@@ -382,26 +395,53 @@ impl<'f> Rebuild<'f> {
             keys: 0,
             distinct: 0,
             last_hash: None,
+            last_alt: None,
             unmatched: None,
         }
     }
 
+    /// `AddKey`: a hash equal to the last one counted is not counted again.
     fn add(&mut self, key: &[u8]) {
-        let Ok(bits) = self.bits else { return };
-        match bits.set_key(&mut self.out, key) {
-            Some(h) => {
-                if self.last_hash != Some(h) {
-                    self.distinct += 1;
-                }
+        if let Some(h) = self.set(key) {
+            if self.last_hash != Some(h) {
+                self.distinct += 1;
                 self.last_hash = Some(h);
             }
-            None => {
-                if self.unmatched.is_none() && !bits.may_match(key) {
-                    self.unmatched = Some(self.keys);
-                }
-            }
         }
+    }
+
+    /// `AddKeyAndAlt` (RocksDB 9.6+, a key and its prefix): the prefix is
+    /// counted unless it repeats the previous prefix, the key or the last
+    /// hash counted; then the key, unless it repeats the last hash counted
+    /// before or the previous prefix.
+    fn add_key_and_alt(&mut self, key: &[u8], alt: &[u8]) {
+        let (Some(k), Some(a)) = (self.set(key), self.set(alt)) else {
+            return;
+        };
+        let (last, last_alt) = (self.last_hash, self.last_alt);
+        if Some(a) != last_alt && a != k && Some(a) != last {
+            self.distinct += 1;
+            self.last_hash = Some(a);
+        }
+        self.last_alt = Some(a);
+        if Some(k) != last && Some(k) != last_alt {
+            self.distinct += 1;
+            self.last_hash = Some(k);
+        }
+    }
+
+    /// Sets `key`'s bits, or where the filter is not rebuilt checks that
+    /// it matches; its hash (none where the filter does not read).
+    fn set(&mut self, key: &[u8]) -> Option<u64> {
+        let Ok(bits) = self.bits else { return None };
+        let h = bits.set_key(&mut self.out, key).or_else(|| {
+            if self.unmatched.is_none() && !bits.may_match(key) {
+                self.unmatched = Some(self.keys);
+            }
+            bits.key_hash(key)
+        });
         self.keys += 1;
+        h
     }
 
     fn finish(self, index: usize) -> FilterReport {
@@ -419,9 +459,14 @@ impl<'f> Rebuild<'f> {
             }
         };
         let stored = bits.bit_array();
+        // As the builder counts them, where its hash is known.
+        let keys = match bits.key_hash(b"") {
+            Some(_) => self.distinct,
+            None => self.keys,
+        };
         let report = |check| FilterReport {
             index,
-            keys: self.keys,
+            keys,
             bytes: stored_len(bits),
             check,
         };

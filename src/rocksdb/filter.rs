@@ -211,6 +211,18 @@ impl FilterBits<'_> {
     /// RocksDB's builder sets them for a filter of this size and probes, and
     /// returns the key's hash (by which the builder counts keys); `None`
     /// for the filters not rebuilt (Ribbon, and fixed answers).
+    /// A key's hash as this filter's builder computes it (XXPH3 for
+    /// FastLocalBloom and Ribbon, LevelDB's signed hash for LegacyBloom).
+    pub(crate) fn key_hash(&self, key: &[u8]) -> Option<u64> {
+        match *self {
+            FilterBits::FastLocalBloom { .. } | FilterBits::Ribbon { .. } => Some(hash64(key)),
+            FilterBits::LegacyBloom { .. } => {
+                Some(u64::from(hash(key, 0xbc9f1d34, HashVariant::Signed)))
+            }
+            _ => None,
+        }
+    }
+
     pub(crate) fn set_key(&self, out: &mut [u8], key: &[u8]) -> Option<u64> {
         match *self {
             FilterBits::FastLocalBloom { probes, .. } => {

@@ -43,6 +43,9 @@ struct Spec {
     uniform: bool,
     /// Padding so that no block crosses a 4 KiB boundary.
     super_blocks: bool,
+    /// The index type kHashSearch (index type 1: prefixes hashed to their
+    /// index entries, in meta blocks of their own).
+    hash_search: bool,
     source: Source,
 }
 
@@ -61,6 +64,7 @@ const BASE: Spec = Spec {
     hash_index: false,
     uniform: false,
     super_blocks: false,
+    hash_search: false,
     source: Source::Writer,
 };
 
@@ -78,6 +82,7 @@ const SPECS: &[Spec] = &[
     Spec { name: "fastbloom-fv8-partitioned-separatedkv-uniform-xxh3", keys: 500, partitioned: true, separated: true, uniform: true, ..BASE },
     Spec { name: "fastbloom-fv7-hash-superblock-crc32c-zstd", keys: 400, format_version: 7, checksum: ChecksumType::CRC32c, compression: DBCompressionType::Zstd, hash_index: true, super_blocks: true, ..BASE },
     Spec { name: "fastbloom-fv8-separatedkv-hash-superblock-xxh3", keys: 400, separated: true, hash_index: true, super_blocks: true, compression: DBCompressionType::Lz4, ..BASE },
+    Spec { name: "fastbloom-fv8-hashsearch-prefix4-xxhash", keys: 400, prefix: 4, hash_search: true, checksum: ChecksumType::XXHash, ..BASE },
     Spec { name: "db-flush-hybrid-fv8-partitioned-xxh3", keys: 500, ribbon: true, hybrid: true, partitioned: true, source: Source::Flush, ..BASE },
     Spec { name: "db-compaction-hybrid-fv8-partitioned-xxh3", keys: 500, ribbon: true, hybrid: true, partitioned: true, source: Source::Compaction, ..BASE },
     Spec { name: "db-flush-fastbloom-fv7-prefix4-xxh3", keys: 300, format_version: 7, prefix: 4, compression: DBCompressionType::Lz4, source: Source::Flush, ..BASE },
@@ -107,6 +112,9 @@ fn options(spec: &Spec) -> Options {
         table.set_partition_filters(true);
         table.set_index_type(BlockBasedIndexType::TwoLevelIndexSearch);
         table.set_metadata_block_size(256);
+    }
+    if spec.hash_search {
+        table.set_index_type(BlockBasedIndexType::HashSearch);
     }
     table.set_separate_key_value_in_data_block(spec.separated);
     if spec.hash_index {
