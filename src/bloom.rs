@@ -176,38 +176,59 @@ impl BloomFilterPolicy {
     /// ```
     #[inline]
     pub fn key_hash(&self, key: &[u8]) -> KeyHash {
-        KeyHash(hash(key, SEED, self.variant))
+        KeyHash {
+            value: hash(key, SEED, self.variant),
+            variant: self.variant,
+        }
     }
 
     /// [`key_may_match`](FilterPolicy::key_may_match) for the key `hash`
-    /// was made from (by this policy, or one of the same hash variant).
+    /// was made from. A hash of another variant than this policy's says
+    /// nothing of its filters: "may match", never a false "absent".
     #[inline]
     pub fn hash_may_match(&self, hash: KeyHash, filter: &[u8]) -> bool {
-        hash.may_match(filter)
+        hash.variant != self.variant || hash.may_match(filter)
     }
 }
 
-/// A key's hash under one [`HashVariant`], from
-/// [`BloomFilterPolicy::key_hash`]: LevelDB's 32-bit hash, all a Bloom
-/// filter lookup needs of the key.
+/// A key's hash, from [`BloomFilterPolicy::key_hash`]: LevelDB's 32-bit
+/// hash, all a Bloom filter lookup needs of the key, and the
+/// [`HashVariant`] it was made with, which lookups through a policy or a
+/// filter block reader check against theirs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct KeyHash(u32);
+pub struct KeyHash {
+    value: u32,
+    variant: HashVariant,
+}
 
 impl KeyHash {
-    /// Whether the key may be in `filter` (a filter the policy's hash
-    /// variant wrote), as [`FilterPolicy::key_may_match`] answers for it,
-    /// on any bytes.
+    /// A hash kept from an earlier [`value`](Self::value) (an engine that
+    /// stores its keys' hashes), under the variant it was made with.
+    pub fn from_value(value: u32, variant: HashVariant) -> Self {
+        KeyHash { value, variant }
+    }
+
+    /// Whether the key may be in `filter`, as [`FilterPolicy::key_may_match`]
+    /// answers for it, on any bytes. `filter` must be one a policy of this
+    /// hash's variant wrote: [`BloomFilterPolicy::hash_may_match`] and
+    /// [`FilterBlockReader::hash_may_match`](crate::FilterBlockReader::hash_may_match)
+    /// check that.
     #[inline]
     pub fn may_match(self, filter: &[u8]) -> bool {
         match parse(filter) {
-            Ok((array, k)) => Kernel::detect().contains_hash(self.0, k, array),
+            Ok((array, k)) => Kernel::detect().contains_hash(self.value, k, array),
             Err(answer) => answer,
         }
     }
 
     /// The hash: LevelDB's `Hash(key, n, 0xbc9f1d34)`.
     pub fn value(self) -> u32 {
-        self.0
+        self.value
+    }
+
+    /// The hash variant it was made with.
+    pub fn variant(self) -> HashVariant {
+        self.variant
     }
 }
 

@@ -345,15 +345,18 @@ impl<'a, P: FilterPolicy> FilterBlockReader<'a, P> {
         }
     }
 
-    /// [`key_may_match`](Self::key_may_match) for a key hashed once by a
-    /// [`BloomFilterPolicy`](crate::BloomFilterPolicy) of the hash variant
-    /// that wrote this block (for a database's tables, the user key's hash:
-    /// an internal-key policy filters user keys).
+    /// [`key_may_match`](Self::key_may_match) for a key hashed once by the
+    /// policy's [`key_hasher`](FilterPolicy::key_hasher) (for a database's
+    /// tables, read through an [`InternalKeyPolicy`](crate::InternalKeyPolicy),
+    /// the user key's hash: the filters hold user keys). A policy without
+    /// a hasher, or a hash of another variant, answers "may match", never a
+    /// false "absent".
     #[inline]
     pub fn hash_may_match(&self, block_offset: u64, hash: KeyHash) -> bool {
-        match self.filter_for(block_offset) {
-            Ok(filter) => hash.may_match(filter),
-            Err(answer) => answer,
+        match (self.filter_for(block_offset), self.policy.key_hasher()) {
+            (Ok(filter), Some(bloom)) => bloom.hash_may_match(hash, filter),
+            (Ok(_), None) => true,
+            (Err(answer), _) => answer,
         }
     }
 }

@@ -207,6 +207,29 @@ pub trait FilterPolicy: Send + Sync {
     fn as_bloom(&self) -> Option<&BloomFilterPolicy> {
         None
     }
+
+    /// The Bloom policy that hashes keys as this policy's filters hold
+    /// them, for lookups by [`KeyHash`]: the policy itself for a Bloom
+    /// policy (the default: [`as_bloom`](Self::as_bloom)); the inner one
+    /// for an [`InternalKeyPolicy`], whose filters hold user keys, so that
+    /// the hash is of the user key; `None` where filters cannot be probed
+    /// by a hash. An engine holding `Arc<dyn FilterPolicy>` hashes a key
+    /// once through it:
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use leveldb_filter::{BloomFilterPolicy, FilterPolicy, InternalKeyPolicy};
+    ///
+    /// let policy: Arc<dyn FilterPolicy> = Arc::new(InternalKeyPolicy(BloomFilterPolicy::new(10)));
+    /// let mut filter = Vec::new();
+    /// // The filter of a table holding the internal key of user key "k".
+    /// policy.create_filter(&[&b"k\x01\x01\0\0\0\0\0\0"[..]], &mut filter);
+    /// let hash = policy.key_hasher().map(|bloom| bloom.key_hash(b"k")).unwrap();
+    /// assert!(policy.key_hasher().unwrap().hash_may_match(hash, &filter));
+    /// ```
+    fn key_hasher(&self) -> Option<&BloomFilterPolicy> {
+        self.as_bloom()
+    }
 }
 
 macro_rules! forward_policy {
@@ -226,6 +249,9 @@ macro_rules! forward_policy {
             }
             fn as_bloom(&self) -> Option<&BloomFilterPolicy> {
                 (**self).as_bloom()
+            }
+            fn key_hasher(&self) -> Option<&BloomFilterPolicy> {
+                (**self).key_hasher()
             }
         }
     )*};

@@ -110,6 +110,11 @@ impl<P: FilterPolicy> FilterPolicy for InternalKeyPolicy<P> {
             self.0.key_may_match_batch(user_keys, filter, out)
         });
     }
+    /// The inner policy: a lookup by hash hashes the user key, as the
+    /// filters hold it.
+    fn key_hasher(&self) -> Option<&BloomFilterPolicy> {
+        self.0.key_hasher()
+    }
 }
 
 /// What one pass over a table's data blocks finds ([`Table::key_stats`]).

@@ -9,7 +9,7 @@ mod arbitrary;
 use arbitrary::{keys, Call, Key, Layout, Variant};
 use leveldb_filter::{
     hash, BloomFilterPolicy, FilterBlock, FilterBlockBuilder, FilterBlockReader, FilterPolicy,
-    HashVariant,
+    HashVariant, InternalKeyPolicy,
 };
 
 fn check<A: quickcheck::Testable>(prop: A) {
@@ -397,4 +397,76 @@ fn as_bloom_is_forwarded_and_not_claimed_by_key_changing_policies() {
     let users: Vec<Vec<u8>> = keys.iter().map(|k| k[..k.len() - 8].to_vec()).collect();
     assert_eq!(build(&internal, &keys), build(&policy, &users));
     assert_ne!(build(&internal, &keys), build(&policy, &keys));
+}
+
+/// A policy whose filters are the keys themselves, one per line: not
+/// LevelDB's Bloom, so no hash can probe them.
+struct ListPolicy;
+
+impl FilterPolicy for ListPolicy {
+    fn name(&self) -> &str {
+        "test.List"
+    }
+    fn create_filter(&self, keys: &[&[u8]], dst: &mut Vec<u8>) {
+        for key in keys {
+            dst.extend_from_slice(key);
+            dst.push(b'\n');
+        }
+    }
+    fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool {
+        filter.split(|&b| b == b'\n').any(|k| k == key)
+    }
+}
+
+/// A hashed lookup never answers "absent" for a key a block holds: not
+/// through a reader whose policy no hash can probe, nor with a hash of the
+/// other variant; and through an internal-key policy, the user key's hash
+/// finds what the internal keys put in.
+#[test]
+fn hashed_lookups_never_miss_a_held_key() {
+    fn prop(keys: Vec<Key>) -> bool {
+        let keys: Vec<&[u8]> = keys.iter().map(|k| &k.0[..]).collect();
+        let hashers = [
+            BloomFilterPolicy::new(10),
+            BloomFilterPolicy::new(10).with_hash(HashVariant::Signed),
+        ];
+        // Internal keys: the user key and an 8-byte tag.
+        let internal: Vec<Vec<u8>> = keys.iter().map(|k| [*k, &[1; 8]].concat()).collect();
+        let internal: Vec<&[u8]> = internal.iter().map(Vec::as_slice).collect();
+        let list = build(ListPolicy, &keys);
+        let signed = build(
+            BloomFilterPolicy::new(10).with_hash(HashVariant::Signed),
+            &keys,
+        );
+        let by_user_key = build(InternalKeyPolicy(BloomFilterPolicy::new(10)), &internal);
+        let readers_agree = keys.iter().all(|key| {
+            hashers.iter().all(|hasher| {
+                let hash = hasher.key_hash(key);
+                FilterBlockReader::new(ListPolicy, &list).hash_may_match(0, hash)
+                    && FilterBlockReader::new(
+                        BloomFilterPolicy::new(10).with_hash(HashVariant::Signed),
+                        &signed,
+                    )
+                    .hash_may_match(0, hash)
+            })
+        });
+        let policy: &dyn FilterPolicy = &InternalKeyPolicy(BloomFilterPolicy::new(10));
+        let reader = FilterBlockReader::new(policy, &by_user_key);
+        let user_keys_found = keys.iter().all(|key| {
+            let hash = policy.key_hasher().map(|bloom| bloom.key_hash(key));
+            hash.is_some_and(|hash| reader.hash_may_match(0, hash))
+        });
+        readers_agree && user_keys_found
+    }
+    check(prop as fn(Vec<Key>) -> bool);
+}
+
+/// The filter block of one data block at offset 0 holding `keys`.
+fn build<P: FilterPolicy>(policy: P, keys: &[&[u8]]) -> Vec<u8> {
+    let mut builder = FilterBlockBuilder::new(policy);
+    builder.start_block(0);
+    for key in keys {
+        builder.add_key(key);
+    }
+    builder.finish().to_vec()
 }

@@ -857,15 +857,20 @@ const AHEAD: usize = 2;
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl")]
 fn prefetch_keys(keys: &[&[u8]], from: usize) {
+    // SAFETY: a prefetch reads nothing and faults on no address; the
+    // block is for Rust before 1.93, where `_mm_prefetch` is an unsafe fn.
+    #[allow(unused_unsafe)]
     for key in keys.iter().skip(from).take(2 * LANES) {
-        _mm_prefetch::<_MM_HINT_T0>(key.as_ptr().cast());
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(key.as_ptr().cast()) };
     }
     // And the slices of the keys two pairs later, a cache line (four
     // slices) at a time: without them, the key prefetches above wait
     // for the slices' loads from memory.
     let later = keys.iter().skip(from + 2 * 2 * LANES);
+    // SAFETY: as above.
+    #[allow(unused_unsafe)]
     for key in later.step_by(4).take(2 * LANES / 4) {
-        _mm_prefetch::<_MM_HINT_T0>((key as *const &[u8]).cast());
+        unsafe { _mm_prefetch::<_MM_HINT_T0>((key as *const &[u8]).cast()) };
     }
 }
 
