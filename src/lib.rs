@@ -263,3 +263,8 @@ forward_policy!(&T, Box<T>, Arc<T>);
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+/// docs/tables.md's examples, compiled by `cargo test`.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/tables.md")]
+pub struct TablesDoctests;
