@@ -12,12 +12,19 @@ use crate::FilterPolicy;
 /// LevelDB's seed for the Bloom hash.
 pub(crate) const SEED: u32 = 0xbc9f1d34;
 
-/// The name LevelDB >= 1.18 stores in the metaindex (`filter.<name>`).
-pub const LEVELDB_NAME: &str = "leveldb.BuiltinBloomFilter2";
-/// The name of LevelDB <= 1.17 (signed hash on x86) and of goleveldb (unsigned).
-pub const LEVELDB_LEGACY_NAME: &str = "leveldb.BuiltinBloomFilter";
-/// The name of RocksDB's legacy block-based filter (signed hash).
-pub const ROCKSDB_LEGACY_NAME: &str = "rocksdb.BuiltinBloomFilter";
+pub(crate) const LEVELDB_NAME: &str = "leveldb.BuiltinBloomFilter2";
+pub(crate) const LEVELDB_LEGACY_NAME: &str = "leveldb.BuiltinBloomFilter";
+pub(crate) const ROCKSDB_LEGACY_NAME: &str = "rocksdb.BuiltinBloomFilter";
+
+impl BloomFilterPolicy {
+    /// The name LevelDB >= 1.18 stores in the metaindex (`filter.<name>`).
+    pub const LEVELDB_NAME: &'static str = LEVELDB_NAME;
+    /// The name of LevelDB <= 1.17 (signed hash on x86) and of goleveldb
+    /// (unsigned).
+    pub const LEVELDB_LEGACY_NAME: &'static str = LEVELDB_LEGACY_NAME;
+    /// The name of RocksDB's legacy block-based filter (signed hash).
+    pub const ROCKSDB_LEGACY_NAME: &'static str = ROCKSDB_LEGACY_NAME;
+}
 
 /// LevelDB's built-in Bloom filter policy, byte for byte.
 ///

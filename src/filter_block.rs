@@ -20,7 +20,7 @@ use crate::arch::Kernel;
 use crate::{BloomFilterPolicy, FilterBlockError, FilterPolicy, KeyHash};
 
 /// The base_lg LevelDB writes: one filter per 2^11 = 2048 bytes of data-block offset.
-pub const FILTER_BASE_LG: u8 = 11;
+pub(crate) const FILTER_BASE_LG: u8 = 11;
 const FILTER_BASE: u64 = 1 << FILTER_BASE_LG;
 
 /// Builds a filter block as LevelDB's `FilterBlockBuilder` does.
@@ -392,6 +392,10 @@ pub struct FilterBlock<'a> {
 }
 
 impl<'a> FilterBlock<'a> {
+    /// The base_lg LevelDB writes: one filter per 2^11 = 2048 bytes of
+    /// data-block offset.
+    pub const BASE_LG: u8 = FILTER_BASE_LG;
+
     /// Checks `contents` (without the block trailer) and borrows it.
     pub fn parse(contents: &'a [u8]) -> Result<Self, FilterBlockError> {
         let layout = Layout::read(contents)?;

@@ -18,6 +18,22 @@ pub enum HashVariant {
     Signed,
 }
 
+impl HashVariant {
+    /// LevelDB's `Hash(data, n, seed)`, with the tail bytes read as this
+    /// variant says (a Bloom filter's seed is `0xbc9f1d34`).
+    ///
+    /// ```
+    /// use leveldb_filter::HashVariant;
+    /// // Values from LevelDB's util/hash_test.cc and RocksDB's util/hash_test.cc.
+    /// assert_eq!(HashVariant::Unsigned.hash(&[0xe2, 0x99, 0xa5], 0xbc9f1d34), 0x323c078f);
+    /// assert_eq!(HashVariant::Signed.hash(b"\x9a", 0xbc9f1d34), 3195034349);
+    /// ```
+    #[inline]
+    pub fn hash(self, data: &[u8], seed: u32) -> u32 {
+        hash(data, seed, self)
+    }
+}
+
 impl std::fmt::Display for HashVariant {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
@@ -31,15 +47,8 @@ impl std::fmt::Display for HashVariant {
 pub(crate) const M: u32 = 0xc6a4a793;
 
 /// LevelDB's `Hash(data, n, seed)`, with the tail bytes read as `variant` says.
-///
-/// ```
-/// use leveldb_filter::{hash, HashVariant};
-/// // Values from LevelDB's util/hash_test.cc and RocksDB's util/hash_test.cc.
-/// assert_eq!(hash(&[0xe2, 0x99, 0xa5], 0xbc9f1d34, HashVariant::Unsigned), 0x323c078f);
-/// assert_eq!(hash(b"\x9a", 0xbc9f1d34, HashVariant::Signed), 3195034349);
-/// ```
 #[inline]
-pub fn hash(data: &[u8], seed: u32, variant: HashVariant) -> u32 {
+pub(crate) fn hash(data: &[u8], seed: u32, variant: HashVariant) -> u32 {
     // The length is a size_t in C++, multiplied and then truncated to 32 bits.
     let mut h = seed ^ (data.len() as u32).wrapping_mul(M);
     let round = |h: u32, w: &[u8; 4]| {

@@ -147,12 +147,11 @@ pub mod verify;
 
 use std::sync::Arc;
 
-pub use bloom::{
-    BloomFilterPolicy, KeyHash, LEVELDB_LEGACY_NAME, LEVELDB_NAME, ROCKSDB_LEGACY_NAME,
-};
-pub use error::{Corruption, Error, Field, FilterBlockError, Limit};
-pub use filter_block::{FilterBlock, FilterBlockBuilder, FilterBlockReader, FILTER_BASE_LG};
-pub use hash::{hash, HashVariant};
+pub use bloom::{BloomFilterPolicy, KeyHash};
+pub use error::{Error, FilterBlockError};
+pub use filter_block::{FilterBlock, FilterBlockBuilder, FilterBlockReader};
+pub(crate) use hash::hash;
+pub use hash::HashVariant;
 pub use verify::InternalKeyPolicy;
 
 /// The kernel this process runs Bloom filters on: `"avx512"`, `"avx2"` or

@@ -34,13 +34,13 @@
 //! trailer). Beyond either, reading stops with an error: no number read from
 //! the file sizes an allocation or a loop past these.
 
+pub use crate::error::{Corruption, Field, Limit};
 use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::fmt;
 
 use byteorder::{ByteOrder, LittleEndian};
 
-use crate::error::{Corruption, Limit};
 use crate::Error;
 
 /// The magic number that ends every LevelDB table.

@@ -35,12 +35,11 @@ use std::fmt;
 use std::ops::ControlFlow;
 
 use crate::arch::Kernel;
+use crate::bloom::{LEVELDB_LEGACY_NAME, LEVELDB_NAME, ROCKSDB_LEGACY_NAME};
 use crate::error::Corruption;
+use crate::filter_block::FILTER_BASE_LG;
 use crate::table::{Block, BlockHandle, BlockKind, Compression, Table, BLOCK_TRAILER_LEN};
-use crate::{
-    BloomFilterPolicy, Error, FilterBlock, FilterBlockReader, FilterPolicy, HashVariant,
-    FILTER_BASE_LG, LEVELDB_LEGACY_NAME, LEVELDB_NAME, ROCKSDB_LEGACY_NAME,
-};
+use crate::{BloomFilterPolicy, Error, FilterBlock, FilterBlockReader, FilterPolicy, HashVariant};
 
 /// How a table's keys are stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

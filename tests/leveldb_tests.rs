@@ -3,7 +3,7 @@
 //! values, the independent source for the signed (legacy) hash.
 
 use leveldb_filter::{
-    hash, BloomFilterPolicy, FilterBlockBuilder, FilterBlockReader, FilterPolicy, HashVariant,
+    BloomFilterPolicy, FilterBlockBuilder, FilterBlockReader, FilterPolicy, HashVariant,
 };
 
 #[test]
@@ -14,7 +14,7 @@ fn hash_signed_unsigned_issue() {
         0x00, 0x18, 0x28, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00,
         0x00, 0x00, 0x00,
     ];
-    let h = |data: &[u8], seed| hash(data, seed, HashVariant::Unsigned);
+    let h = |data: &[u8], seed| HashVariant::Unsigned.hash(data, seed);
     assert_eq!(h(&[], 0xbc9f1d34), 0xbc9f1d34);
     assert_eq!(h(&[0x62], 0xbc9f1d34), 0xef1345c4);
     assert_eq!(h(&[0xc3, 0x97], 0xbc9f1d34), 0x5b663814);
@@ -73,13 +73,13 @@ fn rocksdb_hash_values_signed() {
     let mut differ = 0;
     for &(data, expected) in cases {
         assert_eq!(
-            hash(data, 0xbc9f1d34, HashVariant::Signed),
+            HashVariant::Signed.hash(data, 0xbc9f1d34),
             expected,
             "{data:02x?}"
         );
         // The unsigned variant differs exactly where a tail byte is >= 0x80.
         let tail = &data[data.len() / 4 * 4..];
-        let same = hash(data, 0xbc9f1d34, HashVariant::Unsigned) == expected;
+        let same = HashVariant::Unsigned.hash(data, 0xbc9f1d34) == expected;
         assert_eq!(same, tail.iter().all(|&b| b < 0x80), "{data:02x?}");
         differ += usize::from(!same);
     }
@@ -204,11 +204,11 @@ impl FilterPolicy for TestHashFilter {
     }
     fn create_filter(&self, keys: &[&[u8]], dst: &mut Vec<u8>) {
         for key in keys {
-            dst.extend_from_slice(&hash(key, 1, HashVariant::Unsigned).to_le_bytes());
+            dst.extend_from_slice(&HashVariant::Unsigned.hash(key, 1).to_le_bytes());
         }
     }
     fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool {
-        let h = hash(key, 1, HashVariant::Unsigned).to_le_bytes();
+        let h = HashVariant::Unsigned.hash(key, 1).to_le_bytes();
         filter.chunks_exact(4).any(|word| word == h)
     }
 }

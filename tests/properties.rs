@@ -8,7 +8,7 @@ mod arbitrary;
 
 use arbitrary::{keys, Call, Key, Layout, Variant};
 use leveldb_filter::{
-    hash, BloomFilterPolicy, FilterBlock, FilterBlockBuilder, FilterBlockReader, FilterPolicy,
+    BloomFilterPolicy, FilterBlock, FilterBlockBuilder, FilterBlockReader, FilterPolicy,
     HashVariant, InternalKeyPolicy,
 };
 
@@ -26,7 +26,7 @@ fn create(policy: &BloomFilterPolicy, keys: &[Vec<u8>]) -> Vec<u8> {
 #[test]
 fn hash_matches_reference() {
     fn prop(key: Key, seed: u32, v: Variant) -> bool {
-        hash(&key.0, seed, v.0) == reference::hash(&key.0, seed, v.signed())
+        v.0.hash(&key.0, seed) == reference::hash(&key.0, seed, v.signed())
     }
     check(prop as fn(Key, u32, Variant) -> bool);
 }
@@ -40,7 +40,7 @@ fn hash_matches_reference_on_every_length_and_tail() {
                 .collect();
             for (variant, signed) in [(HashVariant::Unsigned, false), (HashVariant::Signed, true)] {
                 assert_eq!(
-                    hash(&key, 0xbc9f1d34, variant),
+                    variant.hash(&key, 0xbc9f1d34),
                     reference::hash(&key, 0xbc9f1d34, signed),
                     "{key:02x?} {variant:?}"
                 );

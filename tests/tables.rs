@@ -12,11 +12,12 @@ use std::path::{Path, PathBuf};
 
 use vectors::unhex;
 
+use leveldb_filter::table::Corruption;
 use leveldb_filter::table::{BlockKind, Table, FOOTER_LEN};
 use leveldb_filter::verify::{
     probe, verify_filter, KeyFormat, Probe, VariantFound, Verdict, VerifyOptions,
 };
-use leveldb_filter::{BloomFilterPolicy, Corruption, Error};
+use leveldb_filter::{BloomFilterPolicy, Error};
 
 fn tables_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/tables")

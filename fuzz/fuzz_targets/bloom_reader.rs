@@ -8,7 +8,7 @@
 //! AddressSanitizer (`FUZZ_SANITIZER=address scripts/fuzz bloom_reader`).
 #![no_main]
 
-use leveldb_filter::{hash, BloomFilterPolicy, FilterBlockBuilder, FilterPolicy, HashVariant};
+use leveldb_filter::{BloomFilterPolicy, FilterBlockBuilder, FilterPolicy, HashVariant};
 use libfuzzer_sys::fuzz_target;
 
 /// LevelDB's `CreateFilter`, written from util/bloom.cc without shortcuts.
@@ -18,7 +18,7 @@ fn naive_filter(policy: &BloomFilterPolicy, keys: &[&[u8]]) -> Vec<u8> {
     let bits = bytes * 8;
     let mut filter = vec![0u8; bytes];
     for key in keys {
-        let mut h = hash(key, 0xbc9f1d34, policy.hash_variant());
+        let mut h = policy.hash_variant().hash(key, 0xbc9f1d34);
         let delta = h.rotate_right(17);
         for _ in 0..policy.k() {
             let pos = h as usize % bits;
