@@ -1,11 +1,11 @@
-//! Writes the crafted RocksDB tables (`tests/crafted/rocksdb.rs`) made from
+//! Writes the crafted RocksDB tables (`tests/it/crafted/rocksdb.rs`) made from
 //! the golden tables, each with the keys to ask RocksDB about:
 //!
 //!     cargo run --example craft-rocksdb -- OUT_DIR [GOLDEN_DIR]
 //!
 //! (GOLDEN_DIR: testdata/rocksdb, or a set gen-rocksdb made from another seed.)
 //! `craft-rocksdb --bombs OUT_DIR` writes instead the tables whose index
-//! blocks name one block many times (`tests/bounds.rs` holds them to the
+//! blocks name one block many times (`tests/it/bounds.rs` holds them to the
 //! memory bound), to measure a reader on them.
 //!
 //! For each case NAME: `NAME.sst`, and `NAME.keys`: a first line `options`
@@ -14,7 +14,7 @@
 //! table it is made from. `oracle/rocksdb/answer-rocksdb.cc` adds RocksDB's
 //! answers.
 
-#[path = "../tests/crafted/rocksdb.rs"]
+#[path = "../tests/it/crafted/rocksdb.rs"]
 mod crafted;
 
 use std::path::PathBuf;

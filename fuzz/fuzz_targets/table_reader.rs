@@ -18,7 +18,7 @@ use leveldb_filter::BloomFilterPolicy;
 use leveldb_filter::verify::{probe, verify_filter, KeyFormat, VerifyOptions};
 use libfuzzer_sys::fuzz_target;
 
-#[path = "../../tests/peak/mod.rs"]
+#[path = "../../tests/it/peak/mod.rs"]
 mod peak;
 
 #[global_allocator]

@@ -13,7 +13,9 @@ use std::io::Read;
 
 use super::cursor::{Cursor, Layout};
 use crate::error::{Corruption, Field};
-use crate::table::{snappy, varint64, BlockHandle, BlockKind, Compression};
+#[cfg(feature = "codecs")]
+use crate::table::varint64;
+use crate::table::{snappy, BlockHandle, BlockKind, Compression};
 #[cfg(feature = "codecs")]
 use crate::table::{too_large, uncompressed_limit};
 use crate::Error;

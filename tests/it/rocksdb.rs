@@ -7,8 +7,7 @@
 
 use std::path::PathBuf;
 
-mod run;
-mod vectors;
+use crate::{run, vectors};
 use vectors::unhex;
 
 use leveldb_filter::rocksdb::{
@@ -702,8 +701,7 @@ fn rocksdbs_corrupt_filter_expectations() {
     assert_eq!(matches(&zeros(128, 123)), [true; 2]);
 }
 
-#[path = "crafted/rocksdb.rs"]
-mod crafted;
+use crate::crafted_rocksdb as crafted;
 
 /// Golden tables changed block by block (tests/crafted/rocksdb.rs, written
 /// by `cargo run --example craft-rocksdb`), and beside each RocksDB 7.8's

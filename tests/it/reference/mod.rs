@@ -1,8 +1,6 @@
 //! A naive, obviously-correct reading of LevelDB's util/hash.cc, util/bloom.cc
 //! and table/filter_block.cc, line by line, for the property tests to pit the
 //! library against. Slow on purpose: no shortcut that could hide a mistake.
-// Each test file that includes this module uses its own part of it.
-#![allow(dead_code)]
 // A literal transcription of the C++, clamps and rotations spelt out as there.
 #![allow(clippy::manual_clamp, clippy::manual_div_ceil, clippy::manual_rotate)]
 

@@ -2,7 +2,7 @@
 //! address space (`ulimit -v`): one line on stderr naming what is wrong,
 //! exit 1, nothing on stdout; never an abort, never a wait on a stream.
 
-mod run;
+use crate::run;
 
 use std::process::{Command, Output};
 

@@ -1,7 +1,5 @@
 //! The golden vector files (`testdata/vectors/*.vec`, format in the README
 //! beside them), read for the tests.
-// Each test file that includes this module uses its own part of it.
-#![allow(dead_code)]
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

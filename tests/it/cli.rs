@@ -1,8 +1,7 @@
 //! `ldbfilter` as a user runs it: the four commands on LevelDB's golden
 //! vectors, and one clear line and a non-zero exit on bad input.
 
-mod run;
-mod vectors;
+use crate::{run, vectors};
 
 use std::process::Output;
 

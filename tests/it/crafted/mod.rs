@@ -3,7 +3,6 @@
 //! offset arrays, restart counts, block handles, Snappy lengths, keys that
 //! expand through shared prefixes, policy names. Each one is a table LevelDB
 //! would open; what it says is what a reader must not trust.
-#![allow(dead_code)] // each test binary uses its own share of the cases
 
 use crate::reference::filter_block;
 

@@ -1,5 +1,4 @@
 //! Runs `ldbfilter` as a user does, and checks how it fails.
-#![allow(dead_code)] // each test binary uses its own share
 
 use std::ffi::OsStr;
 use std::io::Write;

@@ -7,12 +7,7 @@
 //! tables through `ldbfilter` with the bound as its address-space limit
 //! (`ulimit -v`): exit 0 or 1 and one line naming the file, never an abort.
 
-mod arbitrary;
-mod crafted;
-#[path = "crafted/rocksdb.rs"]
-mod crafted_rocksdb;
-mod peak;
-mod reference;
+use crate::{crafted, crafted_rocksdb, peak};
 
 use std::process::Command;
 
@@ -20,9 +15,6 @@ use leveldb_filter::rocksdb::SstFile;
 use leveldb_filter::table::Table;
 use leveldb_filter::verify::{probe, verify_filter, BloomStats, KeyFormat, Verdict, VerifyOptions};
 use leveldb_filter::{BloomFilterPolicy, Error, FilterBlock};
-
-#[global_allocator]
-static GLOBAL: peak::Peak = peak::Peak;
 
 /// The stated bound: 16 times the file's size plus 64 MiB.
 fn bound(file_len: usize) -> usize {

@@ -2,11 +2,7 @@
 //! in `oracle/`): each verifies, each probe answers as LevelDB's own lookup
 //! did, and every corruption the tests can make is an error, never a panic.
 
-mod arbitrary;
-mod crafted;
-mod reference;
-mod run;
-mod vectors;
+use crate::{arbitrary, crafted, run, vectors};
 
 use std::path::{Path, PathBuf};
 

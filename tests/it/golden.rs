@@ -2,7 +2,7 @@
 //! (`gen-vectors` in `oracle/`), read back through the library: every filter
 //! and block byte for byte, every answer as LevelDB gave it. No LevelDB needed.
 
-mod vectors;
+use crate::vectors;
 
 use std::path::Path;
 

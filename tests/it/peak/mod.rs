@@ -1,5 +1,6 @@
 //! A global allocator that tracks the peak of live bytes, for the bound on
-//! memory that `tests/bounds.rs` and the table fuzz target hold.
+//! memory that `bounds.rs` and the table fuzz target hold, and counts
+//! allocations, for `allocations.rs`.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -12,6 +13,7 @@ pub struct Peak;
 thread_local! {
     static LIVE: Cell<isize> = const { Cell::new(0) };
     static PEAK: Cell<isize> = const { Cell::new(0) };
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
 }
 
 fn grew(by: isize) {
@@ -25,6 +27,7 @@ fn grew(by: isize) {
 // SAFETY: forwards every call to the system allocator unchanged; only counts.
 unsafe impl GlobalAlloc for Peak {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.with(|a| a.set(a.get() + 1));
         // SAFETY: same contract as ours.
         let p = unsafe { System.alloc(layout) };
         if !p.is_null() {
@@ -33,6 +36,7 @@ unsafe impl GlobalAlloc for Peak {
         p
     }
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.with(|a| a.set(a.get() + 1));
         // SAFETY: same contract as ours.
         let p = unsafe { System.alloc_zeroed(layout) };
         if !p.is_null() {
@@ -46,6 +50,7 @@ unsafe impl GlobalAlloc for Peak {
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.with(|a| a.set(a.get() + 1));
         // SAFETY: same contract as ours.
         let p = unsafe { System.realloc(ptr, layout, new_size) };
         if !p.is_null() {
@@ -53,6 +58,14 @@ unsafe impl GlobalAlloc for Peak {
         }
         p
     }
+}
+
+/// How many allocations and reallocations `f` made.
+#[allow(dead_code)] // the table fuzz target includes this file and counts none
+pub fn allocations_during(f: impl FnOnce()) -> usize {
+    let before = ALLOCATIONS.with(Cell::get);
+    f();
+    ALLOCATIONS.with(Cell::get) - before
 }
 
 /// What `f` returns, and the most bytes it had allocated at once.

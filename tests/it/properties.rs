@@ -2,9 +2,9 @@
 //! keys (lengths 0..=64, tails with bytes >= 0x80), random block layouts and
 //! arbitrary bytes; and the guarantees that hold whatever the input.
 
-mod reference;
+use crate::reference;
 
-mod arbitrary;
+use crate::arbitrary;
 
 use arbitrary::{keys, Call, Key, Layout, Variant};
 use leveldb_filter::{

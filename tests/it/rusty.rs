@@ -5,7 +5,7 @@
 //! same kind of database with LevelDB 1.23 itself.)
 #![cfg(feature = "rusty-leveldb")]
 
-mod run;
+use crate::run;
 
 use std::rc::Rc;
 

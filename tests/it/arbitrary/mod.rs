@@ -7,7 +7,7 @@
 use leveldb_filter::{BloomFilterPolicy, FilterBlockBuilder, FilterPolicy, HashVariant};
 use quickcheck::{Arbitrary, Gen, Testable};
 
-#[path = "../../src/arch/seed.rs"]
+#[path = "../../../src/arch/seed.rs"]
 mod seed;
 
 /// Runs a property on `tests` inputs drawn from a fixed seed
