@@ -470,3 +470,22 @@ fn build<P: FilterPolicy>(policy: P, keys: &[&[u8]]) -> Vec<u8> {
     }
     builder.finish().to_vec()
 }
+
+/// A key shorter than a tag is no internal key: `InternalKeyPolicy`
+/// answers it "may match", alone and in a batch, whatever the filter holds
+/// (LevelDB asserts instead).
+#[test]
+fn internal_key_policy_never_rules_out_a_key_shorter_than_a_tag() {
+    fn prop(keys: Vec<Key>, short: Vec<u8>) -> bool {
+        let short = &short[..short.len().min(7)];
+        let internal: Vec<Vec<u8>> = keys.iter().map(|k| [&k.0[..], &[1; 8]].concat()).collect();
+        let internal: Vec<&[u8]> = internal.iter().map(Vec::as_slice).collect();
+        let policy = InternalKeyPolicy(BloomFilterPolicy::new(10));
+        let mut filter = Vec::new();
+        policy.create_filter(&internal, &mut filter);
+        let mut out = [false; 2];
+        policy.key_may_match_batch(&[short, b"0123456789"], &filter, &mut out);
+        policy.key_may_match(short, &filter) && out[0]
+    }
+    check(prop as fn(Vec<Key>, Vec<u8>) -> bool);
+}
