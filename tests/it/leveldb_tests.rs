@@ -195,8 +195,9 @@ fn bloom_varying_lengths() {
     );
 }
 
-/// filter_block_test.cc's policy: one fixed32 hash (seed 1) per key.
-struct TestHashFilter;
+/// filter_block_test.cc's policy: one fixed32 hash (seed 1) per key; not
+/// LevelDB's Bloom filter.
+pub(crate) struct TestHashFilter;
 
 impl FilterPolicy for TestHashFilter {
     fn name(&self) -> &str {

@@ -5,6 +5,7 @@
 use crate::reference;
 
 use crate::arbitrary;
+use crate::leveldb_tests::TestHashFilter;
 
 use arbitrary::{keys, Call, Key, Layout, Variant};
 use leveldb_filter::{
@@ -399,25 +400,6 @@ fn as_bloom_is_forwarded_and_not_claimed_by_key_changing_policies() {
     assert_ne!(build(&internal, &keys), build(&policy, &keys));
 }
 
-/// A policy whose filters are the keys themselves, one per line: not
-/// LevelDB's Bloom, so no hash can probe them.
-struct ListPolicy;
-
-impl FilterPolicy for ListPolicy {
-    fn name(&self) -> &str {
-        "test.List"
-    }
-    fn create_filter(&self, keys: &[&[u8]], dst: &mut Vec<u8>) {
-        for key in keys {
-            dst.extend_from_slice(key);
-            dst.push(b'\n');
-        }
-    }
-    fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool {
-        filter.split(|&b| b == b'\n').any(|k| k == key)
-    }
-}
-
 /// A hashed lookup never answers "absent" for a key a block holds: not
 /// through a reader whose policy no hash can probe, nor with a hash of the
 /// other variant; and through an internal-key policy, the user key's hash
@@ -433,7 +415,7 @@ fn hashed_lookups_never_miss_a_held_key() {
         // Internal keys: the user key and an 8-byte tag.
         let internal: Vec<Vec<u8>> = keys.iter().map(|k| [*k, &[1; 8]].concat()).collect();
         let internal: Vec<&[u8]> = internal.iter().map(Vec::as_slice).collect();
-        let list = build(ListPolicy, &keys);
+        let other = build(TestHashFilter, &keys);
         let signed = build(
             BloomFilterPolicy::new(10).with_hash(HashVariant::Signed),
             &keys,
@@ -442,7 +424,7 @@ fn hashed_lookups_never_miss_a_held_key() {
         let readers_agree = keys.iter().all(|key| {
             hashers.iter().all(|hasher| {
                 let hash = hasher.key_hash(key);
-                FilterBlockReader::new(ListPolicy, &list).hash_may_match(0, hash)
+                FilterBlockReader::new(TestHashFilter, &other).hash_may_match(0, hash)
                     && FilterBlockReader::new(
                         BloomFilterPolicy::new(10).with_hash(HashVariant::Signed),
                         &signed,
