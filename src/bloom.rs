@@ -6,11 +6,10 @@
 //! rotated right by 17 bits and all arithmetic on 32 bits.
 
 use crate::arch::Kernel;
-use crate::hash::{hash, HashVariant};
+use crate::hash::{hash, HashVariant, SEED};
 use crate::FilterPolicy;
 
 /// LevelDB's seed for the Bloom hash.
-pub(crate) const SEED: u32 = 0xbc9f1d34;
 
 pub(crate) const LEVELDB_NAME: &str = "leveldb.BuiltinBloomFilter2";
 pub(crate) const LEVELDB_LEGACY_NAME: &str = "leveldb.BuiltinBloomFilter";

@@ -43,6 +43,10 @@ impl std::fmt::Display for HashVariant {
     }
 }
 
+/// The seed of every Bloom filter's hash: LevelDB's and RocksDB's legacy
+/// Bloom filters alike.
+pub(crate) const SEED: u32 = 0xbc9f1d34;
+
 /// The hash's multiplier.
 pub(crate) const M: u32 = 0xc6a4a793;
 

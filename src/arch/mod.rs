@@ -47,7 +47,7 @@ mod x86_64;
 
 use std::sync::OnceLock;
 
-use crate::bloom::SEED;
+use crate::hash::SEED;
 use crate::HashVariant;
 
 /// Below this many keys, a filter is made by the portable kernel: a vector

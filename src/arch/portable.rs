@@ -4,7 +4,7 @@
 //! on 32 bits (LevelDB's util/bloom.cc).
 
 use super::{groups_by_length, looks_one_length, FEW_TO_GROUP};
-use crate::bloom::SEED;
+use crate::hash::SEED;
 use crate::hash::{hash, tail, HashVariant, M};
 
 /// Sets in `array` the `k` probe bits of every key.

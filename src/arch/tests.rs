@@ -14,7 +14,7 @@ use seed::check;
 
 use super::portable::Modulus;
 use super::Kernel;
-use crate::bloom::SEED;
+use crate::hash::SEED;
 use crate::{hash, BloomFilterPolicy, FilterPolicy, HashVariant};
 
 /// The test hooks of each kernel: its hashing and its reduction, each

@@ -14,7 +14,12 @@
 //! ```
 
 use super::xxph3::hash64;
-use crate::{hash, HashVariant};
+use crate::hash::{hash, HashVariant, SEED};
+
+/// LegacyBloom's hash: LevelDB's, signed, with the Bloom seed.
+pub(crate) fn legacy_hash(key: &[u8]) -> u32 {
+    hash(key, SEED, HashVariant::Signed)
+}
 
 /// RocksDB's sanitized bits per key, in thousandths
 /// (`BloomLikeFilterPolicy`'s constructor): 0 below 0.5 (no filter), at
@@ -167,7 +172,7 @@ impl LegacyBloomBuilder {
         if self.bits_per_key == 0 {
             return Vec::new();
         }
-        let hashes = distinct(keys, |key| hash(key, 0xbc9f_1d34, HashVariant::Signed));
+        let hashes = distinct(keys, |key| legacy_hash(key));
         let lines = legacy_lines(hashes.len(), self.bits_per_key);
         let mut filter = vec![0; lines as usize * 64];
         for h in hashes {

@@ -3,9 +3,8 @@
 //! implementation reads it, and RocksDB answers "may match" for any it does
 //! not know, "no" for a payload of 1 to 5 bytes.
 
-use super::build::{fast_local_add, fast_local_bits, legacy_add, legacy_bits};
+use super::build::{fast_local_add, fast_local_bits, legacy_add, legacy_bits, legacy_hash};
 use super::xxph3::hash64;
-use crate::{hash, HashVariant};
 
 /// The implementation a full filter (or a partition of one) is read with,
 /// from its 5-byte metadata trailer.
@@ -146,7 +145,7 @@ impl<'a> FilterBits<'a> {
                 lines,
                 log2_line_bytes,
             } => {
-                let h = hash(key, 0xbc9f1d34, HashVariant::Signed);
+                let h = legacy_hash(key);
                 legacy_bits(lines, log2_line_bytes, probes, h).all(|bit| is_set(data, bit))
             }
             FilterBits::FastLocalBloom { data, probes } => {
@@ -216,9 +215,7 @@ impl FilterBits<'_> {
     pub(crate) fn key_hash(&self, key: &[u8]) -> Option<u64> {
         match *self {
             FilterBits::FastLocalBloom { .. } | FilterBits::Ribbon { .. } => Some(hash64(key)),
-            FilterBits::LegacyBloom { .. } => {
-                Some(u64::from(hash(key, 0xbc9f1d34, HashVariant::Signed)))
-            }
+            FilterBits::LegacyBloom { .. } => Some(u64::from(legacy_hash(key))),
             _ => None,
         }
     }
@@ -236,7 +233,7 @@ impl FilterBits<'_> {
                 log2_line_bytes: 6,
                 ..
             } => {
-                let h = hash(key, 0xbc9f1d34, HashVariant::Signed);
+                let h = legacy_hash(key);
                 legacy_add(out, lines, probes, h);
                 Some(u64::from(h))
             }

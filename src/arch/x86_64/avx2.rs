@@ -20,7 +20,7 @@ use super::M;
 use crate::arch::{
     groups_by_length, looks_one_length, vectorable, CLASSES, FEW_TO_GROUP, MIN_PROBED_BYTES,
 };
-use crate::bloom::SEED;
+use crate::hash::SEED;
 use crate::HashVariant;
 
 /// Proof that this CPU has AVX2: only [`Avx2::detect`] makes one, so that

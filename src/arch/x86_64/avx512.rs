@@ -38,8 +38,8 @@ use crate::arch::{
     groups_by_length, vectorable, CLASSES, FEW_FOR_CASCADE, FEW_TO_GROUP, MANY_KEYS,
     MAX_VECTOR_BYTES, MIN_PROBED_BYTES, PAIRS_FROM,
 };
-use crate::bloom::SEED;
 use crate::hash::tail;
+use crate::hash::SEED;
 use crate::HashVariant;
 
 /// Keys to a vector.
