@@ -9,8 +9,6 @@ use crate::arch::Kernel;
 use crate::hash::{hash, HashVariant, SEED};
 use crate::FilterPolicy;
 
-/// LevelDB's seed for the Bloom hash.
-
 pub(crate) const LEVELDB_NAME: &str = "leveldb.BuiltinBloomFilter2";
 pub(crate) const LEVELDB_LEGACY_NAME: &str = "leveldb.BuiltinBloomFilter";
 pub(crate) const ROCKSDB_LEGACY_NAME: &str = "rocksdb.BuiltinBloomFilter";

@@ -172,7 +172,7 @@ impl LegacyBloomBuilder {
         if self.bits_per_key == 0 {
             return Vec::new();
         }
-        let hashes = distinct(keys, |key| legacy_hash(key));
+        let hashes = distinct(keys, legacy_hash);
         let lines = legacy_lines(hashes.len(), self.bits_per_key);
         let mut filter = vec![0; lines as usize * 64];
         for h in hashes {
