@@ -1,6 +1,6 @@
 use std::fmt;
 
-use crate::table::{BlockHandle, BlockKind, Compression};
+use crate::format::{BlockHandle, BlockKind, Compression};
 
 /// What is wrong with a table file ([`Table`](crate::table::Table), and
 /// RocksDB's [`SstFile`](crate::rocksdb::SstFile)). Each variant carries
@@ -118,7 +118,7 @@ impl fmt::Display for Error {
             Error::BadMagic { found } => write!(
                 f,
                 "bad magic {found:#018x}, expected {:#018x}: not a LevelDB table",
-                crate::table::TABLE_MAGIC
+                crate::format::TABLE_MAGIC
             ),
             Error::BadFooterHandle => write!(f, "corrupt footer: a block handle is not two varint64s"),
             Error::BadFooter { what } => write!(f, "corrupt footer: {what}"),

@@ -138,6 +138,7 @@ mod arch;
 mod bloom;
 mod error;
 mod filter_block;
+mod format;
 mod hash;
 pub mod rocksdb;
 #[cfg(feature = "rusty-leveldb")]

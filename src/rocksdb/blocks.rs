@@ -14,8 +14,9 @@ use std::io::Read;
 use super::cursor::{Cursor, Layout};
 use crate::error::{Corruption, Field};
 #[cfg(feature = "codecs")]
-use crate::table::varint64;
-use crate::table::{snappy, BlockHandle, BlockKind, Compression};
+use crate::format::varint64;
+use crate::format::{BlockHandle, BlockKind, Compression};
+use crate::table::snappy;
 #[cfg(feature = "codecs")]
 use crate::table::{too_large, uncompressed_limit};
 use crate::Error;

@@ -5,7 +5,7 @@
 
 use super::build::{fast_local_probes, legacy_lines, legacy_probes};
 use super::{FilterBits, SstFile, SstFilter};
-use crate::table::BlockHandle;
+use crate::format::BlockHandle;
 use crate::Error;
 
 /// A filter of the table (the full filter, or one partition) and the keys

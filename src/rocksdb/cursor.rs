@@ -22,7 +22,8 @@
 use std::cmp::Ordering;
 
 use crate::error::Corruption;
-use crate::table::{varint32, varint64, BlockHandle, BLOCK_TRAILER_LEN, KEY_EXPANSION};
+use crate::format::{varint32, varint64, BlockHandle, BLOCK_TRAILER_LEN};
+use crate::table::KEY_EXPANSION;
 
 /// How a block's entries hold their values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -45,9 +45,8 @@ pub use xxph3::hash64;
 
 pub use crate::error::FooterProblem;
 use crate::error::{Corruption, Field, Limit};
-use crate::table::{
-    stored_block, uncompressed_limit, varint64, BlockHandle, BlockKind, Compression,
-};
+use crate::format::{varint64, BlockHandle, BlockKind, Compression};
+use crate::table::{stored_block, uncompressed_limit};
 use crate::Error;
 use blocks::{for_each_user_key, uncompress};
 use cursor::{Cursor, Layout};
@@ -56,7 +55,7 @@ use cursor::{Cursor, Layout};
 /// format_version >= 1 footer.
 pub const ROCKSDB_MAGIC: u64 = 0x88e2_41b7_85f4_cff7;
 /// The magic number of format_version 0, LevelDB's.
-pub const LEGACY_MAGIC: u64 = crate::table::TABLE_MAGIC;
+pub const LEGACY_MAGIC: u64 = crate::format::TABLE_MAGIC;
 
 /// The filter names RocksDB 7.8 reads (`<prefix><name>` in the metaindex).
 const BUILTIN_NAMES: [&str; 7] = [

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 mod input;
+mod report;
 mod rocks;
 mod tables;
 

@@ -9,7 +9,7 @@ use leveldb_filter::rocksdb::{
     ROCKSDB_MAGIC,
 };
 
-use crate::tables::{answer_word, table_error, HandleJson, PAST_LAST_KEY};
+use crate::report::{answer_word, table_error, write_error, HandleJson, PAST_LAST_KEY};
 use crate::{escaped, hex, shown, Failure};
 
 /// Whether `bytes` are a RocksDB table: its footer magic (format_version 1
@@ -173,8 +173,7 @@ pub fn inspect(path: &Path, bytes: &[u8], json: bool, out: &mut dyn Write) -> Re
         Err(failure) => {
             // What the footer says, before the error that ends the table.
             if let (false, Ok(footer)) = (json, Footer::read_end(bytes, bytes.len() as u64)) {
-                footer_lines(path, &footer, bytes.len(), out)
-                    .map_err(crate::tables::write_error)?;
+                footer_lines(path, &footer, bytes.len(), out).map_err(write_error)?;
             }
             return Err(failure);
         }

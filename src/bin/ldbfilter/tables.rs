@@ -14,6 +14,7 @@ use leveldb_filter::verify::{
 use leveldb_filter::{BloomFilterPolicy, FilterBlock, HashVariant};
 
 use crate::input::{self, parse_hex, KeyLines, Source};
+use crate::report::{answer_word, table_error, write_error, HandleJson, PAST_LAST_KEY};
 use crate::{escaped, rocks, shown, Failure};
 
 /// `--keys`, `--hash`: what to take as given instead of detecting it.
@@ -176,14 +177,6 @@ impl Loaded {
     }
 }
 
-/// An error of the table at `path`, said with its path.
-pub(crate) fn table_error(path: &Path) -> impl Fn(leveldb_filter::Error) -> Failure + '_ {
-    move |e| Failure::File {
-        path: path.to_owned(),
-        what: e.to_string(),
-    }
-}
-
 /// Shows `[i/n] path` on stderr while working through many files on a terminal.
 struct Progress {
     show: bool,
@@ -267,10 +260,6 @@ fn for_each_table(
         }
     }
     all_ok
-}
-
-pub(crate) fn write_error(e: io::Error) -> Failure {
-    Failure::Io("writing stdout".into(), e)
 }
 
 pub fn verify(args: &VerifyArgs) -> bool {
@@ -620,19 +609,6 @@ pub fn probe_keys(args: &ProbeArgs) -> bool {
 /// `probe`'s answer for a key whose lookup meets a corrupt index block.
 pub(crate) const CORRUPT: &str = "corrupt";
 
-/// `probe`'s answer for a key past the table's last key: the index has no
-/// block for it (the filter is not asked).
-pub(crate) const PAST_LAST_KEY: &str = "past-last-key";
-
-/// `probe`'s answer from the filter: `may-match`, or `absent` (ruled out).
-pub(crate) fn answer_word(may_match: bool) -> &'static str {
-    if may_match {
-        "may-match"
-    } else {
-        "absent"
-    }
-}
-
 pub fn inspect(args: &InspectArgs) -> bool {
     for_each_table(&args.tables, |path, out| {
         let loaded = Loaded::read(path)?;
@@ -878,22 +854,6 @@ struct TableJson<'r> {
     keys: usize,
     key_format: String,
     filter: Option<FilterJson<'r>>,
-}
-
-/// A block handle in `inspect --json`.
-#[derive(serde::Serialize)]
-pub(crate) struct HandleJson {
-    offset: u64,
-    size: u64,
-}
-
-impl From<leveldb_filter::table::BlockHandle> for HandleJson {
-    fn from(h: leveldb_filter::table::BlockHandle) -> Self {
-        HandleJson {
-            offset: h.offset,
-            size: h.size,
-        }
-    }
 }
 
 #[derive(serde::Serialize)]

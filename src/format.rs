@@ -1,0 +1,122 @@
+//! The block-based table format LevelDB and RocksDB share: block handles,
+//! the 5-byte block trailer, which block is which, how a block is stored,
+//! and LevelDB's varints. Both formats' readers build on it; it builds on
+//! nothing of theirs.
+
+use std::fmt;
+
+/// The magic number that ends every LevelDB table.
+pub const TABLE_MAGIC: u64 = 0xdb4775248b80fb57;
+/// Length of the trailer after each block: compression type and masked CRC-32C.
+pub const BLOCK_TRAILER_LEN: u64 = 5;
+
+/// Where a block lies in the file: its contents, without the 5-byte trailer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BlockHandle {
+    /// Offset of the block in the file.
+    pub offset: u64,
+    /// Length of the block's contents (the trailer follows).
+    pub size: u64,
+}
+
+impl BlockHandle {
+    /// Decodes two varint64s from the front of `input`, and returns what follows.
+    pub fn decode(input: &[u8]) -> Option<(BlockHandle, &[u8])> {
+        let (offset, rest) = varint64(input)?;
+        let (size, rest) = varint64(rest)?;
+        Some((BlockHandle { offset, size }, rest))
+    }
+}
+
+impl fmt::Display for BlockHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "offset {} size {}", self.offset, self.size)
+    }
+}
+
+/// Which block of a table, for errors and reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum BlockKind {
+    /// A data block: the table's keys and values.
+    Data,
+    /// The index block: one entry per data block.
+    Index,
+    /// The metaindex block: names the filter block.
+    Metaindex,
+    /// The filter block (or a partition of a partitioned filter).
+    Filter,
+    /// A RocksDB table's properties block.
+    Properties,
+    /// A RocksDB partitioned filter's index of partitions.
+    FilterIndex,
+    /// A RocksDB table's compression dictionary.
+    Dictionary,
+}
+
+impl fmt::Display for BlockKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            BlockKind::Data => "data block",
+            BlockKind::Index => "index block",
+            BlockKind::Metaindex => "metaindex block",
+            BlockKind::Filter => "filter block",
+            BlockKind::Properties => "properties block",
+            BlockKind::FilterIndex => "filter partition index",
+            BlockKind::Dictionary => "compression dictionary",
+        })
+    }
+}
+
+/// A block's compression type, from its trailer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Compression {
+    /// Type 0: stored as is.
+    None,
+    /// Type 1: Snappy.
+    Snappy,
+    /// RocksDB's type 2: raw deflate.
+    Zlib,
+    /// RocksDB's type 3: a bzip2 stream.
+    Bzip2,
+    /// RocksDB's types 4 and 5: an LZ4 block (LZ4 and LZ4HC).
+    Lz4,
+    /// RocksDB's types 7 and 0x40: a Zstandard frame.
+    Zstd,
+}
+
+impl fmt::Display for Compression {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Compression::None => "none",
+            Compression::Snappy => "snappy",
+            Compression::Zlib => "zlib",
+            Compression::Bzip2 => "bzip2",
+            Compression::Lz4 => "lz4",
+            Compression::Zstd => "zstd",
+        })
+    }
+}
+
+pub(crate) fn varint32(input: &[u8]) -> Option<(u32, &[u8])> {
+    let (value, rest) = varint(input, 5)?;
+    Some((value as u32, rest))
+}
+
+pub(crate) fn varint64(input: &[u8]) -> Option<(u64, &[u8])> {
+    varint(input, 10)
+}
+
+/// LevelDB's varint decoding: 7 bits a byte, little end first, at most
+/// `max_len` bytes; bits past the width are dropped as LevelDB drops them.
+fn varint(input: &[u8], max_len: usize) -> Option<(u64, &[u8])> {
+    let mut value = 0u64;
+    for (i, &byte) in input.iter().take(max_len).enumerate() {
+        value |= u64::from(byte & 0x7f).wrapping_shl(7 * i as u32);
+        if byte & 0x80 == 0 {
+            return Some((value, &input[i + 1..]));
+        }
+    }
+    None
+}
