@@ -9,18 +9,14 @@ use crate::arch::Kernel;
 use crate::hash::{hash, HashVariant, SEED};
 use crate::FilterPolicy;
 
-pub(crate) const LEVELDB_NAME: &str = "leveldb.BuiltinBloomFilter2";
-pub(crate) const LEVELDB_LEGACY_NAME: &str = "leveldb.BuiltinBloomFilter";
-pub(crate) const ROCKSDB_LEGACY_NAME: &str = "rocksdb.BuiltinBloomFilter";
-
 impl BloomFilterPolicy {
     /// The name LevelDB >= 1.18 stores in the metaindex (`filter.<name>`).
-    pub const LEVELDB_NAME: &'static str = LEVELDB_NAME;
+    pub const LEVELDB_NAME: &'static str = "leveldb.BuiltinBloomFilter2";
     /// The name of LevelDB <= 1.17 (signed hash on x86) and of goleveldb
     /// (unsigned).
-    pub const LEVELDB_LEGACY_NAME: &'static str = LEVELDB_LEGACY_NAME;
+    pub const LEVELDB_LEGACY_NAME: &'static str = "leveldb.BuiltinBloomFilter";
     /// The name of RocksDB's legacy block-based filter (signed hash).
-    pub const ROCKSDB_LEGACY_NAME: &'static str = ROCKSDB_LEGACY_NAME;
+    pub const ROCKSDB_LEGACY_NAME: &'static str = "rocksdb.BuiltinBloomFilter";
 }
 
 /// LevelDB's built-in Bloom filter policy, byte for byte.
@@ -50,7 +46,7 @@ impl BloomFilterPolicy {
             bits_per_key,
             k,
             variant: HashVariant::Unsigned,
-            name: LEVELDB_NAME,
+            name: Self::LEVELDB_NAME,
         }
     }
 
@@ -58,19 +54,19 @@ impl BloomFilterPolicy {
     pub fn leveldb_legacy(bits_per_key: usize) -> Self {
         Self::new(bits_per_key)
             .with_hash(HashVariant::Signed)
-            .with_name(LEVELDB_LEGACY_NAME)
+            .with_name(Self::LEVELDB_LEGACY_NAME)
     }
 
     /// `leveldb.BuiltinBloomFilter` as goleveldb writes it: unsigned hash.
     pub fn goleveldb(bits_per_key: usize) -> Self {
-        Self::new(bits_per_key).with_name(LEVELDB_LEGACY_NAME)
+        Self::new(bits_per_key).with_name(Self::LEVELDB_LEGACY_NAME)
     }
 
     /// `rocksdb.BuiltinBloomFilter`, RocksDB's legacy block-based filter: signed hash.
     pub fn rocksdb_legacy(bits_per_key: usize) -> Self {
         Self::new(bits_per_key)
             .with_hash(HashVariant::Signed)
-            .with_name(ROCKSDB_LEGACY_NAME)
+            .with_name(Self::ROCKSDB_LEGACY_NAME)
     }
 
     /// The same policy with another hash variant; the name is unchanged.

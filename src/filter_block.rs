@@ -19,9 +19,8 @@ use byteorder::{ByteOrder, LittleEndian};
 use crate::arch::Kernel;
 use crate::{BloomFilterPolicy, FilterBlockError, FilterPolicy, KeyHash};
 
-/// The base_lg LevelDB writes: one filter per 2^11 = 2048 bytes of data-block offset.
-pub(crate) const FILTER_BASE_LG: u8 = 11;
-const FILTER_BASE: u64 = 1 << FILTER_BASE_LG;
+/// One filter per 2048 bytes of data-block offset.
+const FILTER_BASE: u64 = 1 << FilterBlock::BASE_LG;
 
 /// Builds a filter block as LevelDB's `FilterBlockBuilder` does.
 ///
@@ -159,7 +158,7 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
                 push_fixed32(&mut self.result, offset);
             }
             push_fixed32(&mut self.result, array_offset);
-            self.result.push(FILTER_BASE_LG);
+            self.result.push(FilterBlock::BASE_LG);
             self.finished = true;
         }
         &self.result
@@ -394,7 +393,7 @@ pub struct FilterBlock<'a> {
 impl<'a> FilterBlock<'a> {
     /// The base_lg LevelDB writes: one filter per 2^11 = 2048 bytes of
     /// data-block offset.
-    pub const BASE_LG: u8 = FILTER_BASE_LG;
+    pub const BASE_LG: u8 = 11;
 
     /// Checks `contents` (without the block trailer) and borrows it.
     pub fn parse(contents: &'a [u8]) -> Result<Self, FilterBlockError> {

@@ -35,9 +35,7 @@ use std::fmt;
 use std::ops::ControlFlow;
 
 use crate::arch::Kernel;
-use crate::bloom::{LEVELDB_LEGACY_NAME, LEVELDB_NAME, ROCKSDB_LEGACY_NAME};
 use crate::error::Corruption;
-use crate::filter_block::FILTER_BASE_LG;
 use crate::table::{Block, BlockHandle, BlockKind, Compression, Table, BLOCK_TRAILER_LEN};
 use crate::{BloomFilterPolicy, Error, FilterBlock, FilterBlockReader, FilterPolicy, HashVariant};
 
@@ -227,7 +225,7 @@ fn walk(table: &Table<'_>, sink: &mut impl FilterSink) -> Result<ControlFlow<Str
             }
         }
         let end = block.handle.offset + block.handle.size + BLOCK_TRAILER_LEN;
-        while cut < (end >> FILTER_BASE_LG) as usize {
+        while cut < (end >> FilterBlock::BASE_LG) as usize {
             pending = false;
             if let ControlFlow::Break(difference) = sink.cut(cut) {
                 return Ok(ControlFlow::Break(difference));
@@ -303,10 +301,12 @@ pub fn compare_internal(a: &[u8], b: &[u8]) -> Ordering {
 /// policy this crate does not know.
 pub fn variants_for_name(name: &str) -> Option<&'static [HashVariant]> {
     match name {
-        LEVELDB_NAME => Some(&[HashVariant::Unsigned]),
+        BloomFilterPolicy::LEVELDB_NAME => Some(&[HashVariant::Unsigned]),
         // LevelDB <= 1.17 (signed on x86) and goleveldb (unsigned).
-        LEVELDB_LEGACY_NAME => Some(&[HashVariant::Signed, HashVariant::Unsigned]),
-        ROCKSDB_LEGACY_NAME => Some(&[HashVariant::Signed]),
+        BloomFilterPolicy::LEVELDB_LEGACY_NAME => {
+            Some(&[HashVariant::Signed, HashVariant::Unsigned])
+        }
+        BloomFilterPolicy::ROCKSDB_LEGACY_NAME => Some(&[HashVariant::Signed]),
         _ => None,
     }
 }
@@ -478,10 +478,11 @@ pub fn verify_filter(
         Ok(parsed) => parsed,
         Err(e) => return mismatch(format!("the stored filter block is malformed: {e}")),
     };
-    if stored.base_lg() != FILTER_BASE_LG {
+    if stored.base_lg() != FilterBlock::BASE_LG {
         return mismatch(format!(
-            "the stored base_lg is {}, LevelDB writes {FILTER_BASE_LG}",
-            stored.base_lg()
+            "the stored base_lg is {}, LevelDB writes {}",
+            stored.base_lg(),
+            FilterBlock::BASE_LG
         ));
     }
     let counts = &stats.keys_per_filter;

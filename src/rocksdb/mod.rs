@@ -155,26 +155,31 @@ impl Footer {
         if footer.format_version < 6 {
             return Ok(footer);
         }
-        Ok(Footer::read_with_metaindex(file)?.0)
+        Ok(footer.with_metaindex(file)?.0)
     }
 
     /// [`Footer::read`], and the metaindex block it names, read and checked.
     fn read_with_metaindex(file: &[u8]) -> Result<(Footer, &[u8]), Error> {
-        let mut footer = Footer::read_end(file, file.len() as u64)?;
-        let metaindex = read_block(file, &footer, BlockKind::Metaindex, footer.metaindex)?;
-        if footer.format_version >= 6 {
+        Footer::read_end(file, file.len() as u64)?.with_metaindex(file)
+    }
+
+    /// This footer, read from the end of `file`, and the metaindex it
+    /// names; for format_version >= 6 the index handle from there.
+    fn with_metaindex(mut self, file: &[u8]) -> Result<(Footer, &[u8]), Error> {
+        let metaindex = read_block(file, &self, BlockKind::Metaindex, self.metaindex)?;
+        if self.format_version >= 6 {
             let corrupt = |what| Error::CorruptBlock {
                 block: BlockKind::Metaindex,
-                offset: footer.metaindex.offset,
+                offset: self.metaindex.offset,
                 what,
             };
             let value =
                 find_meta(metaindex, b"rocksdb.index").ok_or(corrupt(Corruption::NoIndexEntry))?;
-            footer.index = BlockHandle::decode(value)
+            self.index = BlockHandle::decode(value)
                 .ok_or(corrupt(Corruption::NotAHandle))?
                 .0;
         }
-        Ok((footer, metaindex))
+        Ok((self, metaindex))
     }
 
     /// Reads the footer from `end`, the last bytes of a file of `file_len`
