@@ -16,6 +16,10 @@
 
 #[path = "../tests/it/crafted/rocksdb.rs"]
 mod crafted;
+// Where the golden tables are; the rest of it is the tests'.
+#[allow(dead_code)]
+#[path = "../tests/it/vectors/mod.rs"]
+mod vectors;
 
 use std::path::PathBuf;
 

@@ -3,23 +3,17 @@
 //! peak of live bytes, over every step `ldbfilter` takes (open, one pass over
 //! the keys, verification with inferred and forced settings, per-filter
 //! statistics, probes). The inputs are crafted tables whose numbers ask for
-//! gigabytes (`crafted/`); each gets an error or a mismatch. Then the same
-//! tables through `ldbfilter` with the bound as its address-space limit
-//! (`ulimit -v`): exit 0 or 1 and one line naming the file, never an abort.
+//! gigabytes (`crafted/`); each gets an error or a mismatch. (The command
+//! line's tests run the same tables through `ldbfilter` with the bound as
+//! its address-space limit.)
 
 use crate::{crafted, crafted_rocksdb, peak};
-
-use std::process::Command;
+use crafted::bound;
 
 use leveldb_filter::rocksdb::SstFile;
 use leveldb_filter::table::Table;
 use leveldb_filter::verify::{probe, verify_filter, BloomStats, KeyFormat, Verdict, VerifyOptions};
 use leveldb_filter::{BloomFilterPolicy, Error, FilterBlock};
-
-/// The stated bound: 16 times the file's size plus 64 MiB.
-fn bound(file_len: usize) -> usize {
-    16 * file_len + (64 << 20)
-}
 
 /// Every step `ldbfilter verify`, `inspect` and `probe` take, through the
 /// library; the outcome of each, in words.
@@ -133,15 +127,6 @@ fn no_rocksdb_bomb_takes_more_than_its_bound() {
     }
 }
 
-/// The crafted table called `name`.
-fn crafted(name: &str) -> Vec<u8> {
-    crafted::all()
-        .into_iter()
-        .find(|(n, _)| *n == name)
-        .unwrap()
-        .1
-}
-
 fn verdict(bytes: &[u8], bits_per_key: Option<usize>) -> Verdict {
     let table = Table::new(bytes).unwrap();
     let stats = table.key_stats().unwrap();
@@ -162,7 +147,7 @@ fn difference(verdict: Verdict) -> String {
 #[test]
 fn filters_implying_huge_bits_per_key_are_a_mismatch_found_before_rebuilding() {
     for name in ["huge-bits-per-key", "large-bits-per-key"] {
-        let bytes = crafted(name);
+        let bytes = crafted::named(name);
         let (found, peak) = peak::peak_during(|| difference(verdict(&bytes, None)));
         assert_eq!(
             found, "no bits-per-key setting explains the filters' sizes and k",
@@ -188,7 +173,7 @@ fn filters_implying_huge_bits_per_key_are_a_mismatch_found_before_rebuilding() {
 #[test]
 fn an_offset_array_of_many_filters_is_a_mismatch() {
     assert_eq!(
-        difference(verdict(&crafted("many-filters"), None)),
+        difference(verdict(&crafted::named("many-filters"), None)),
         "250000 filters stored, 1 rebuilt"
     );
 }
@@ -196,16 +181,16 @@ fn an_offset_array_of_many_filters_is_a_mismatch() {
 #[test]
 fn keys_that_expand_past_their_budget_are_an_error_in_every_block() {
     let expand = |e: &Error| e.to_string().contains("keys expand past 64 times");
-    let data = crafted("data-key-bomb");
+    let data = crafted::named("data-key-bomb");
     let table = Table::new(&data).unwrap();
     assert!(expand(&table.key_stats().unwrap_err()));
-    let metaindex = Table::new(&crafted("metaindex-key-bomb")).unwrap_err();
+    let metaindex = Table::new(&crafted::named("metaindex-key-bomb")).unwrap_err();
     assert!(
         expand(&metaindex) && metaindex.to_string().starts_with("corrupt metaindex block"),
         "{metaindex}"
     );
     // The index: a probe for a key after the long keys scans them all.
-    let index = crafted("index-key-bomb");
+    let index = crafted::named("index-key-bomb");
     let table = Table::new(&index).unwrap();
     let err = probe(&table, None, KeyFormat::User, b"z").unwrap_err();
     assert!(
@@ -222,7 +207,7 @@ fn keys_that_expand_past_their_budget_are_an_error_in_every_block() {
 
 #[test]
 fn snappy_blocks_are_uncompressed_only_within_their_limits() {
-    let bytes = crafted("snappy-expands");
+    let bytes = crafted::named("snappy-expands");
     let table = Table::new(&bytes).unwrap();
     let (err, peak) = peak::peak_during(|| table.key_stats().unwrap_err());
     match err {
@@ -235,7 +220,7 @@ fn snappy_blocks_are_uncompressed_only_within_their_limits() {
         other => panic!("{other}"),
     }
     assert!(peak < 1 << 20, "refused before uncompressing: {peak} bytes");
-    let claim = crafted("snappy-claims-4g");
+    let claim = crafted::named("snappy-claims-4g");
     let err = Table::new(&claim).unwrap().key_stats().unwrap_err();
     assert!(
         err.to_string().contains("larger than the data allows"),
@@ -253,108 +238,8 @@ fn bad_restart_counts_and_handles_are_errors() {
         ),
         ("handle-past-end", "runs past the end of the file"),
     ] {
-        let bytes = crafted(name);
+        let bytes = crafted::named(name);
         let err = Table::new(&bytes).unwrap().key_stats().unwrap_err();
         assert!(err.to_string().contains(want), "{name}: {err}");
     }
-}
-
-/// `ldbfilter` with at most `bytes` of address space (`ulimit -v`), which
-/// holds its heap, stack and code: the tool itself needs under 8 MiB.
-fn ldbfilter_limited(bytes: usize, args: &[&str]) -> std::process::Output {
-    Command::new("sh")
-        .arg("-c")
-        .arg(format!("ulimit -v {} && exec \"$@\"", bytes / 1024))
-        .arg("sh")
-        .arg(env!("CARGO_BIN_EXE_ldbfilter"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-/// The stated bound, on the whole process: address space, not only the heap.
-#[test]
-fn every_command_answers_each_crafted_table_in_one_line_within_the_bound() {
-    let dir = tempfile::tempdir().unwrap();
-    for (name, bytes) in crafted::all().into_iter().chain(crafted_rocksdb::bombs()) {
-        let path = dir.path().join(format!("{name}.ldb"));
-        std::fs::write(&path, &bytes).unwrap();
-        let path = path.to_str().unwrap();
-        for command in [
-            &["verify", path][..],
-            &["inspect", path],
-            &["probe", path, "6b", "7a"],
-        ] {
-            let out = ldbfilter_limited(bound(bytes.len()), command);
-            let (stdout, stderr) = (
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr),
-            );
-            let said = format!("{name} {:?}: {stdout}{stderr}", command[0]);
-            match out.status.code() {
-                Some(0) if command[0] == "probe" => assert_eq!(stdout.lines().count(), 2, "{said}"),
-                // An answer per key, some `corrupt` (LevelDB's Get fails
-                // them), and one line on stderr that says so.
-                Some(1) if command[0] == "probe" && !stdout.is_empty() => {
-                    assert_eq!(stdout.lines().count(), 2, "{said}");
-                    assert!(stdout.contains(" - corrupt\n"), "{said}");
-                    assert_eq!(stderr.lines().count(), 1, "{said}");
-                    assert!(
-                        stderr.starts_with(&format!("ldbfilter: {path}: ")),
-                        "{said}"
-                    );
-                }
-                Some(0) => assert!(stdout.starts_with(path), "{said}"),
-                Some(1) if stderr.is_empty() => {
-                    // verify's verdict, on its one line.
-                    assert_eq!(stdout.lines().count(), 1, "{said}");
-                    assert!(stdout.starts_with(&format!("{path}: MISMATCH")), "{said}");
-                }
-                Some(1) => {
-                    assert_eq!(stderr.lines().count(), 1, "{said}");
-                    assert!(
-                        stderr.starts_with(&format!("ldbfilter: {path}: ")),
-                        "{said}"
-                    );
-                    // Nothing, or for `inspect` of a RocksDB table what its
-                    // footer says (4 lines) before the body that fails.
-                    let footer_only = command[0] == "inspect"
-                        && stdout.lines().count() == 4
-                        && stdout.contains("format_version");
-                    assert!(stdout.is_empty() || footer_only, "{said}");
-                }
-                _ => panic!("{said}: {:?}", out.status),
-            }
-        }
-    }
-}
-
-#[test]
-fn a_name_from_the_file_cannot_add_a_line() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("newline-in-name.ldb");
-    std::fs::write(&path, crafted("newline-in-name")).unwrap();
-    let path = path.to_str().unwrap();
-    let out = ldbfilter_limited(2 << 30, &["verify", path]);
-    assert_eq!(
-        String::from_utf8(out.stdout).unwrap(),
-        format!(
-            "{path}: MISMATCH unknown filter policy leveldb.BuiltinBloomFilter2\\u{{a}}FAKE: OK\n"
-        )
-    );
-    let out = ldbfilter_limited(2 << 30, &["inspect", path]);
-    let text = String::from_utf8(out.stdout).unwrap();
-    assert!(
-        text.contains("  filter policy    leveldb.BuiltinBloomFilter2\\u{a}FAKE: OK\n")
-            && !text.lines().any(|l| l.starts_with("FAKE")),
-        "{text}"
-    );
-    let out = ldbfilter_limited(2 << 30, &["inspect", "--json", path]);
-    let json = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(json.lines().count(), 1, "{json}");
-    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(
-        v["filter"]["policy"],
-        "leveldb.BuiltinBloomFilter2\nFAKE: OK"
-    );
 }

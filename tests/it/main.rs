@@ -7,14 +7,11 @@ mod crafted;
 mod crafted_rocksdb;
 mod peak;
 mod reference;
-mod run;
 mod vectors;
 
 mod allocations;
 mod bounds;
-mod cli;
 mod golden;
-mod hostile;
 mod leveldb_tests;
 mod properties;
 mod rocksdb;

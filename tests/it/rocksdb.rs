@@ -7,8 +7,8 @@
 
 use std::path::PathBuf;
 
-use crate::{run, vectors};
-use vectors::unhex;
+use crate::vectors;
+use vectors::{rocksdb_dir, rocksdb_tables, rocksdb_tables_in, unhex, Answer};
 
 use leveldb_filter::rocksdb::{
     ChecksumType, FastLocalBloomBuilder, FilterBits, FilterCheck, LegacyBloomBuilder, SstFile,
@@ -17,54 +17,10 @@ use leveldb_filter::rocksdb::{
 use leveldb_filter::table::Compression;
 use leveldb_filter::Error;
 
-fn dir() -> PathBuf {
-    std::env::var_os("ROCKSDB_TABLES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/rocksdb"))
-}
-
-/// A key, whether the table holds it, and whether RocksDB's filter may match it.
-type Answer = (Vec<u8>, bool, bool);
-
-/// Each table's name and bytes, and its keys with RocksDB's answers.
-fn tables() -> Vec<(String, Vec<u8>, Vec<Answer>)> {
-    let tables = tables_in(&dir());
-    assert!(tables.len() >= 10, "the golden RocksDB tables are missing");
-    tables
-}
-
-/// The tables of `dir` (and their answers), by name.
-fn tables_in(dir: &std::path::Path) -> Vec<(String, Vec<u8>, Vec<Answer>)> {
-    let mut out = Vec::new();
-    let mut names: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("the RocksDB tables")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "sst"))
-        .collect();
-    names.sort();
-    for path in names {
-        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
-        let bytes = std::fs::read(&path).expect("table");
-        let answers = std::fs::read_to_string(path.with_extension("answers")).expect("answers");
-        let keys = answers
-            .lines()
-            .map(|line| {
-                let mut words = line.split(' ');
-                let key = unhex(words.next().expect("key"));
-                let written = words.next() == Some("written");
-                let may_match = words.next() == Some("may-match");
-                (key, written, may_match)
-            })
-            .collect();
-        out.push((name, bytes, keys));
-    }
-    out
-}
-
 #[test]
 fn every_key_answers_as_rocksdb() {
     let mut kinds = std::collections::BTreeSet::new();
-    for (name, bytes, keys) in tables() {
+    for (name, bytes, keys) in rocksdb_tables() {
         let sst = SstFile::open(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
         let filter = sst.filter().unwrap_or_else(|e| panic!("{name}: {e}"));
         let kind = match filter {
@@ -140,7 +96,7 @@ fn checksum_named(name: &str) -> ChecksumType {
 
 #[test]
 fn footers_name_each_checksum_type_and_format_version() {
-    for (name, bytes, _) in tables() {
+    for (name, bytes, _) in rocksdb_tables() {
         let footer = *SstFile::open(&bytes).expect("opens").footer();
         assert_eq!(footer.checksum, checksum_named(&name), "{name}");
         let fv: u32 = name
@@ -157,7 +113,7 @@ fn footers_name_each_checksum_type_and_format_version() {
 /// the table readable and the filter unread (RocksDB then reads without it).
 #[test]
 fn damaged_blocks_fail_their_checksums() {
-    for (name, bytes, keys) in tables() {
+    for (name, bytes, keys) in rocksdb_tables() {
         let sst = SstFile::open(&bytes).expect("opens");
         if sst.footer().checksum == ChecksumType::None {
             continue;
@@ -198,7 +154,7 @@ fn damaged_blocks_fail_their_checksums() {
 /// never a panic.
 #[test]
 fn every_truncation_is_an_error_not_a_panic() {
-    let (name, bytes, _) = tables().remove(0);
+    let (name, bytes, _) = rocksdb_tables().remove(0);
     // format_version 1 to 5: a 53-byte footer.
     let footer_at = bytes.len() - 53;
     for len in (0..bytes.len()).rev().step_by(97).chain(0..60) {
@@ -218,7 +174,7 @@ fn every_truncation_is_an_error_not_a_panic() {
 
 #[test]
 fn hash64_is_rocksdbs_on_every_length() {
-    let vec = std::fs::read_to_string(dir().join("hash64.vec")).expect("hash64.vec");
+    let vec = std::fs::read_to_string(rocksdb_dir().join("hash64.vec")).expect("hash64.vec");
     let mut lengths = 0;
     for line in vec.lines() {
         let (input, want) = line.split_once(' ').expect("two fields");
@@ -248,7 +204,7 @@ fn bits_per_key(name: &str) -> f64 {
 /// matches every key (Ribbon); the keys walked are the keys RocksDB wrote.
 #[test]
 fn every_filter_checks_against_the_tables_keys() {
-    for (name, bytes, keys) in tables() {
+    for (name, bytes, keys) in rocksdb_tables() {
         let sst = SstFile::open(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
         let mut walked = Vec::new();
         let walk = sst
@@ -309,7 +265,7 @@ fn every_filter_checks_against_the_tables_keys() {
 #[test]
 fn builders_make_rocksdbs_bytes() {
     let mut built = 0;
-    for (name, bytes, keys) in tables() {
+    for (name, bytes, keys) in rocksdb_tables() {
         let sst = SstFile::open(&bytes).unwrap();
         let Ok(Some(SstFilter::Full(bits))) = sst.filter() else {
             continue;
@@ -349,7 +305,7 @@ fn builders_make_rocksdbs_bytes() {
 /// (index keys are separators between blocks, not their last keys).
 #[test]
 fn the_index_finds_each_keys_data_block() {
-    for (name, bytes, keys) in tables() {
+    for (name, bytes, keys) in rocksdb_tables() {
         let sst = SstFile::open(&bytes).unwrap();
         let mut block_of = Vec::new();
         sst.for_each_key(|key, offset| block_of.push((key.to_vec(), offset)))
@@ -398,7 +354,7 @@ fn with_refreshed_checksum(bytes: &[u8], sst: &SstFile<'_>, at: usize, change: u
 #[test]
 fn damaged_compressed_blocks_are_errors_not_panics() {
     let mut errors = 0;
-    for (name, bytes, _) in tables() {
+    for (name, bytes, _) in rocksdb_tables() {
         let sst = SstFile::open(&bytes).unwrap();
         let walk = sst.for_each_key(|_, _| ()).unwrap();
         if walk.compressions.iter().all(|c| *c == Compression::None) {
@@ -438,137 +394,6 @@ fn damaged_compressed_blocks_are_errors_not_panics() {
         }
     }
     assert!(errors > 100, "only {errors} damaged blocks were errors");
-}
-
-/// `ldbfilter verify`, `probe` and `inspect --json` on every golden table.
-#[test]
-fn the_command_line_reads_rocksdb_tables() {
-    let run = |args: &[&str]| {
-        let out = run::ldbfilter(args, "");
-        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-        assert!(out.status.success(), "{args:?}: {stderr}");
-        String::from_utf8(out.stdout).unwrap()
-    };
-    for (name, _, keys) in tables() {
-        let path = dir().join(format!("{name}.sst"));
-        let path = path.to_str().unwrap();
-        let verified = run(&["verify", path]);
-        assert!(verified.contains(": OK "), "{name}: {verified}");
-        if name.starts_with("ribbon") {
-            assert!(verified.contains("every key matches"), "{verified}");
-        } else {
-            assert!(verified.contains("bits/key"), "{verified}");
-        }
-        let hex: Vec<String> = keys
-            .iter()
-            .map(|(k, _, _)| k.iter().map(|b| format!("{b:02x}")).collect())
-            .collect();
-        let mut args = vec!["probe", path];
-        args.extend(hex.iter().map(String::as_str));
-        let probed = run(&args);
-        let answers: Vec<bool> = probed
-            .lines()
-            .map(|line| line.ends_with(" may-match"))
-            .collect();
-        let want: Vec<bool> = keys.iter().map(|k| k.2).collect();
-        assert_eq!(answers, want, "{name}: probe answers");
-        let json = run(&["inspect", "--json", path]);
-        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
-        assert_eq!(v["table"], "rocksdb", "{json}");
-        assert_eq!(
-            v["keys"].as_u64(),
-            Some(keys.iter().filter(|k| k.1).count() as u64)
-        );
-        let filters = v["filter"]["filters"].as_array().unwrap();
-        assert!(!filters.is_empty() && filters.iter().all(|f| f["implementation"].is_string()));
-    }
-}
-
-/// A damaged RocksDB table: one line naming the file and the block, exit 1;
-/// `inspect` shows first what the footer says (and nothing of the body).
-#[test]
-fn the_command_line_names_a_damaged_table() {
-    let (name, bytes, _) = tables().into_iter().find(|t| t.0.contains("zstd")).unwrap();
-    let sst = SstFile::open(&bytes).unwrap();
-    let block = sst.data_block_for(b"").unwrap().unwrap();
-    let mut bad = bytes.clone();
-    bad[block.offset as usize + 3] ^= 0x10;
-    let path = std::env::temp_dir().join(format!("ldbfilter-damaged-{name}.sst"));
-    std::fs::write(&path, &bad).unwrap();
-    for command in ["verify", "inspect"] {
-        let out = run::ldbfilter(&[command, path.to_str().unwrap()], "");
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "{command}: {stderr}");
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        match command {
-            "verify" => assert!(stdout.is_empty(), "nothing half-written: {stdout}"),
-            _ => {
-                let lines: Vec<&str> = stdout.lines().collect();
-                assert_eq!(lines.len(), 4, "{stdout}");
-                assert!(lines[1].contains("format_version"), "{stdout}");
-                assert!(lines[3].contains("metaindex"), "{stdout}");
-            }
-        }
-        assert_eq!(stderr.lines().count(), 1, "{stderr}");
-        assert!(
-            stderr.contains(&format!("checksum mismatch at offset {}", block.offset))
-                && stderr.contains("ldbfilter-damaged"),
-            "{stderr}"
-        );
-    }
-    std::fs::remove_file(path).unwrap();
-}
-
-/// A filter with one bit changed (its checksum made to match) no longer
-/// checks: a Bloom filter differs from its rebuild at that byte, and
-/// `ldbfilter verify` says MISMATCH and exits 1.
-#[test]
-fn a_changed_filter_bit_is_a_mismatch() {
-    let mut mismatches = 0;
-    for (name, bytes, _) in tables() {
-        let sst = SstFile::open(&bytes).unwrap();
-        let Ok(Some(SstFilter::Full(bits))) = sst.filter() else {
-            continue;
-        };
-        if name.starts_with("ribbon") {
-            continue; // a Ribbon bit may belong to no key of the table
-        }
-        let data = bits.bit_array();
-        let at = data.as_ptr() as usize - bytes.as_ptr() as usize + data.len() / 2;
-        // The filter block: its bit array and 5 bytes of metadata.
-        let start = data.as_ptr() as usize - bytes.as_ptr() as usize;
-        let end = start + data.len() + 5;
-        let mut bad = bytes.clone();
-        bad[at] ^= 0x04;
-        if let Some(sum) = sst.footer().checksum.checksum(&bad[start..end], bad[end]) {
-            bad[end + 1..end + 5].copy_from_slice(&sum.to_le_bytes());
-        }
-        let check = SstFile::open(&bad).unwrap().check_filter().unwrap();
-        assert!(!check.ok(), "{name}: {check:?}");
-        let TableCheck::Filters(reports) = check else {
-            panic!("{name}")
-        };
-        match &reports[0].check {
-            FilterCheck::Mismatch { what } => {
-                assert!(
-                    what.contains(&format!("at byte {}", data.len() / 2)),
-                    "{name}: {what}"
-                )
-            }
-            other => panic!("{name}: {other:?}"),
-        }
-        let path = std::env::temp_dir().join(format!("ldbfilter-bit-{name}.sst"));
-        std::fs::write(&path, &bad).unwrap();
-        let out = run::ldbfilter(&["verify", path.to_str().unwrap()], "");
-        std::fs::remove_file(&path).unwrap();
-        assert_eq!(out.status.code(), Some(1), "{name}");
-        assert!(
-            String::from_utf8_lossy(&out.stdout).contains("MISMATCH"),
-            "{name}"
-        );
-        mismatches += 1;
-    }
-    assert!(mismatches >= 8, "{mismatches}");
 }
 
 /// RocksDB's `FullBloomTest` helpers (util/bloom_test.cc, 7.8): a payload of
@@ -711,7 +536,7 @@ use crate::crafted_rocksdb as crafted;
 /// `ROCKSDB_CRAFTED=DIR` reads another such directory (CI makes one).
 #[test]
 fn crafted_tables_answer_as_rocksdb() {
-    let golden = dir();
+    let golden = rocksdb_dir();
     // Crafted from the golden tables read (`ROCKSDB_TABLES`): another set
     // needs its own crafted set.
     let crafted_dir = match std::env::var_os("ROCKSDB_CRAFTED") {
@@ -796,7 +621,7 @@ fn newer_tables(version: &str) -> Vec<(String, Vec<u8>, Vec<Answer>)> {
         .unwrap_or_else(|| {
             PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("testdata/rocksdb{version}"))
         });
-    let tables = tables_in(&dir);
+    let tables = rocksdb_tables_in(&dir);
     assert!(
         tables.len() >= 5,
         "the golden RocksDB {version} tables are missing"
@@ -881,7 +706,7 @@ fn newer_tables_answer_as_rocksdb(version: &str) {
 #[test]
 fn filter_entries_are_counted_as_rocksdb_counts_them() {
     let mut checked = 0;
-    let all = tables()
+    let all = rocksdb_tables()
         .into_iter()
         .chain(newer_tables("9"))
         .chain(newer_tables("11"));
@@ -907,7 +732,7 @@ fn filter_entries_are_counted_as_rocksdb_counts_them() {
 /// nothing this crate reads.
 #[test]
 fn custom_compression_managers_are_named() {
-    let (_, golden, keys) = tables_in(&PathBuf::from(concat!(
+    let (_, golden, keys) = rocksdb_tables_in(&PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/testdata/rocksdb11"
     )))

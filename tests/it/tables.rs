@@ -2,11 +2,9 @@
 //! in `oracle/`): each verifies, each probe answers as LevelDB's own lookup
 //! did, and every corruption the tests can make is an error, never a panic.
 
-use crate::{arbitrary, crafted, run, vectors};
+use crate::{arbitrary, crafted, vectors};
 
-use std::path::{Path, PathBuf};
-
-use vectors::unhex;
+use vectors::{leveldb_dir, leveldb_probes, leveldb_tables};
 
 use leveldb_filter::table::Corruption;
 use leveldb_filter::table::{BlockKind, Table, FOOTER_LEN};
@@ -14,27 +12,6 @@ use leveldb_filter::verify::{
     probe, verify_filter, KeyFormat, Probe, VariantFound, Verdict, VerifyOptions,
 };
 use leveldb_filter::{BloomFilterPolicy, Error};
-
-fn tables_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/tables")
-}
-
-fn tables() -> Vec<(String, Vec<u8>)> {
-    let mut tables: Vec<(String, Vec<u8>)> = std::fs::read_dir(tables_dir())
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "ldb"))
-        .map(|p| {
-            (
-                p.file_stem().unwrap().to_str().unwrap().to_owned(),
-                std::fs::read(&p).unwrap(),
-            )
-        })
-        .collect();
-    tables.sort();
-    assert!(tables.len() >= 11, "the golden tables are there");
-    tables
-}
 
 /// What each golden table was written with, from the generator's table list.
 fn expected(name: &str) -> Verdict {
@@ -72,7 +49,7 @@ fn expected(name: &str) -> Verdict {
 
 #[test]
 fn every_table_verifies_with_the_settings_it_was_written_with() {
-    for (name, bytes) in tables() {
+    for (name, bytes) in leveldb_tables() {
         let table = Table::new(&bytes).unwrap();
         let stats = table.key_stats().unwrap();
         let verdict = verify_filter(&table, &stats, VerifyOptions::default()).unwrap();
@@ -82,7 +59,7 @@ fn every_table_verifies_with_the_settings_it_was_written_with() {
 
 #[test]
 fn forcing_the_wrong_settings_is_a_mismatch() {
-    let bytes = std::fs::read(tables_dir().join("legacy-leveldb-signed.ldb")).unwrap();
+    let bytes = std::fs::read(leveldb_dir().join("legacy-leveldb-signed.ldb")).unwrap();
     let table = Table::new(&bytes).unwrap();
     let stats = table.key_stats().unwrap();
     for options in [
@@ -107,21 +84,9 @@ fn forcing_the_wrong_settings_is_a_mismatch() {
     }
 }
 
-/// The `.probe` files: LevelDB's `Table::InternalGet` decisions.
-fn expected_probes(name: &str) -> Vec<(Vec<u8>, String)> {
-    let text = std::fs::read_to_string(tables_dir().join(format!("{name}.probe"))).unwrap();
-    text.lines()
-        .filter(|l| !l.starts_with('#'))
-        .map(|l| {
-            let (key, rest) = l.split_once(' ').unwrap();
-            (unhex(key), rest.to_owned())
-        })
-        .collect()
-}
-
 #[test]
 fn probes_agree_with_leveldb_table_lookup() {
-    for (name, bytes) in tables() {
+    for (name, bytes) in leveldb_tables() {
         let table = Table::new(&bytes).unwrap();
         let stats = table.key_stats().unwrap();
         let Verdict::Match {
@@ -131,7 +96,7 @@ fn probes_agree_with_leveldb_table_lookup() {
         } = expected(&name)
         else {
             // No filter: every key the index covers may match.
-            for (key, want) in expected_probes(&name) {
+            for (key, want) in leveldb_probes(&name) {
                 let got = match probe(&table, None, KeyFormat::User, &key).unwrap() {
                     Probe::PastLastKey => "- past-last-key".to_string(),
                     Probe::Block { offset, .. } => format!("{offset} may-match"),
@@ -150,7 +115,7 @@ fn probes_agree_with_leveldb_table_lookup() {
             _ => leveldb_filter::HashVariant::Unsigned,
         };
         let bloom = BloomFilterPolicy::new(10).with_hash(hash);
-        for (key, want) in expected_probes(&name) {
+        for (key, want) in leveldb_probes(&name) {
             let got = probe(&table, Some(&bloom), key_format, &key);
             let got = match got.unwrap() {
                 Probe::PastLastKey => "- past-last-key".to_string(),
@@ -186,7 +151,7 @@ fn written_with(table: &Table<'_>, stats: &leveldb_filter::verify::KeyStats) -> 
 #[test]
 fn probing_a_databases_table_finds_every_key() {
     let mut tables_seen = 0;
-    for (name, bytes) in tables() {
+    for (name, bytes) in leveldb_tables() {
         let table = Table::new(&bytes).unwrap();
         let stats = table.key_stats().unwrap();
         if !stats.looks_internal || table.filter_block().is_none() {
@@ -213,152 +178,11 @@ fn probing_a_databases_table_finds_every_key() {
     assert!(tables_seen >= 3, "{tables_seen} database tables");
 }
 
-/// `probe` takes keys on stdin and from a file as well as arguments: the
-/// golden answers for each table, and 400,000 keys at once (more than an
-/// argument list holds).
-#[test]
-fn cli_probe_reads_keys_from_stdin_and_files() {
-    let run = |args: &[&str], stdin: &str| {
-        let out = run::ldbfilter(args, stdin);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
-    };
-    let dir = tempfile::tempdir().unwrap();
-    for (name, _) in tables() {
-        let golden = std::fs::read_to_string(tables_dir().join(format!("{name}.probe"))).unwrap();
-        let golden: String = golden
-            .lines()
-            .filter(|l| !l.starts_with('#'))
-            .map(|l| format!("{l}\n"))
-            .collect();
-        let keys: String = golden
-            .lines()
-            .map(|l| format!("{}\n", l.split(' ').next().unwrap()))
-            .collect();
-        let path = tables_dir().join(format!("{name}.ldb"));
-        let path = path.to_str().unwrap();
-        assert_eq!(
-            run(&["probe", path], &keys),
-            golden,
-            "{name}: keys on stdin"
-        );
-        let file = dir.path().join("keys");
-        std::fs::write(&file, &keys).unwrap();
-        let from = ["probe", path, "--keys-from", file.to_str().unwrap()];
-        assert_eq!(run(&from, ""), golden, "{name}: --keys-from");
-    }
-    let many: String = (0..400_000u32)
-        .map(|i| format!("{:08x}\n", i.wrapping_mul(2_654_435_761)))
-        .collect();
-    let path = tables_dir().join("user-4k-r16-none.ldb");
-    let out = run(&["probe", path.to_str().unwrap()], &many);
-    assert_eq!(out.lines().count(), 400_000);
-    assert!(out.lines().all(|l| l.ends_with(" may-match")
-        || l.ends_with(" absent")
-        || l.ends_with(" - past-last-key")));
-}
-
-fn ldbfilter(args: &[&str]) -> std::process::Output {
-    run::ldbfilter(args, "")
-}
-
-#[test]
-fn cli_verify_and_probe_agree_with_leveldb() {
-    let paths: Vec<String> = tables()
-        .iter()
-        .map(|(name, _)| {
-            tables_dir()
-                .join(format!("{name}.ldb"))
-                .to_str()
-                .unwrap()
-                .to_owned()
-        })
-        .collect();
-    let mut args = vec!["verify"];
-    args.extend(paths.iter().map(String::as_str));
-    let out = ldbfilter(&args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let stdout = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(stdout.lines().count(), paths.len());
-    assert_eq!(
-        stdout.lines().filter(|l| l.contains(": OK ")).count(),
-        paths.len() - 1
-    );
-    assert!(stdout.contains("user-nofilter.ldb: no filter block"));
-
-    for (name, _) in tables() {
-        let probes = expected_probes(&name);
-        let keys: Vec<String> = probes
-            .iter()
-            .map(|(k, _)| k.iter().map(|b| format!("{b:02x}")).collect())
-            .collect();
-        let path = tables_dir().join(format!("{name}.ldb"));
-        let mut args = vec!["probe", path.to_str().unwrap()];
-        args.extend(keys.iter().map(String::as_str));
-        let out = ldbfilter(&args);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let want: String = keys
-            .iter()
-            .zip(&probes)
-            .map(|(k, (_, rest))| format!("{k} {rest}\n"))
-            .collect();
-        assert_eq!(String::from_utf8(out.stdout).unwrap(), want, "{name}");
-    }
-}
-
-#[test]
-fn cli_inspect_reports_each_table() {
-    let path = tables_dir().join("db-snappy-0.ldb");
-    let out = ldbfilter(&["inspect", path.to_str().unwrap()]);
-    let text = String::from_utf8(out.stdout).unwrap();
-    assert!(out.status.success());
-    for needle in [
-        "key format       internal",
-        "filter policy    leveldb.BuiltinBloomFilter2",
-        "base_lg          11",
-        "compression      snappy",
-    ] {
-        assert!(text.contains(needle), "{needle:?} in {text}");
-    }
-    // The last line: a summary, with the rate measured on neighbours.
-    let summary = text.lines().last().unwrap();
-    assert!(
-        summary.starts_with("summary: ") && summary.contains("measured on"),
-        "{summary}"
-    );
-    let out = ldbfilter(&["inspect", "--json", path.to_str().unwrap()]);
-    let json = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(json.lines().count(), 1, "one object a table, one a line");
-    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(v["table"], "leveldb");
-    assert_eq!(v["key_format"], "internal");
-    assert_eq!(v["filter"]["policy"], "leveldb.BuiltinBloomFilter2");
-    assert_eq!(v["filter"]["base_lg"], 11);
-    let filters = v["filter"]["filters"].as_array().unwrap();
-    let keys: u64 = filters.iter().map(|f| f["keys"].as_u64().unwrap()).sum();
-    assert_eq!(v["keys"].as_u64(), Some(keys), "every key in one filter");
-    let measured = &v["filter"]["measured_fpr"];
-    assert!(measured["probed"].as_u64().unwrap() > 1000);
-    assert!(measured["rate"].as_f64().unwrap() < 0.05, "{measured}");
-}
-
 /// Sequential keys (numbers in ASCII) are where LevelDB's hash is weakest:
 /// the rate measured on their neighbours is what the bits set do not show.
 #[test]
 fn measured_fpr_counts_neighbours_the_table_does_not_hold() {
-    for (name, bytes) in tables() {
+    for (name, bytes) in leveldb_tables() {
         let table = Table::new(&bytes).unwrap();
         let stats = table.key_stats().unwrap();
         if table.filter_block().is_none() || stats.keys == 0 {
@@ -420,7 +244,7 @@ fn read_all(bytes: &[u8], checked: bool) -> Result<(), Error> {
 
 #[test]
 fn a_flipped_byte_in_any_block_is_a_checksum_mismatch_at_its_offset() {
-    for (name, bytes) in tables() {
+    for (name, bytes) in leveldb_tables() {
         let table = Table::new(&bytes).unwrap();
         for (kind, offset, size) in all_blocks(&table) {
             // A byte of the contents, and the compression type in the trailer.
@@ -442,7 +266,7 @@ fn a_flipped_byte_in_any_block_is_a_checksum_mismatch_at_its_offset() {
 
 #[test]
 fn an_unknown_compression_type_is_named_when_checksums_are_off() {
-    let bytes = std::fs::read(tables_dir().join("user-4k-r16-none.ldb")).unwrap();
+    let bytes = std::fs::read(leveldb_dir().join("user-4k-r16-none.ldb")).unwrap();
     let table = Table::new(&bytes).unwrap();
     let first = table.index_entries().next().unwrap().unwrap().handle;
     for (kind, want) in [
@@ -463,7 +287,7 @@ fn an_unknown_compression_type_is_named_when_checksums_are_off() {
 
 #[test]
 fn every_truncation_through_the_footer_is_an_error() {
-    for (name, bytes) in tables() {
+    for (name, bytes) in leveldb_tables() {
         for cut in 1..=FOOTER_LEN + 16 {
             let err = read_all(&bytes[..bytes.len().saturating_sub(cut)], true).unwrap_err();
             assert!(
@@ -474,69 +298,13 @@ fn every_truncation_through_the_footer_is_an_error() {
     }
 }
 
-#[test]
-fn cli_reports_bad_files_in_one_line() {
-    let dir = tempfile::tempdir().unwrap();
-    let good = std::fs::read(tables_dir().join("user-1k-r1-snappy.ldb")).unwrap();
-    let mut flipped = good.clone();
-    flipped[100] ^= 1;
-    let files: [(&str, &[u8], &str); 5] = [
-        ("empty.ldb", b"", "truncated footer: the file is 0 bytes"),
-        ("garbage.ldb", &[0x5a; 300], "bad magic"),
-        ("truncated.ldb", &good[..good.len() - 10], "bad magic"),
-        ("short.ldb", &good[good.len() - 20..], "truncated footer"),
-        (
-            "flipped.ldb",
-            &flipped,
-            "checksum mismatch at offset 0 (data block)",
-        ),
-    ];
-    for (file, bytes, want) in files {
-        let path = dir.path().join(file);
-        std::fs::write(&path, bytes).unwrap();
-        for command in [&["verify"][..], &["inspect"], &["probe"]] {
-            let mut args = command.to_vec();
-            args.push(path.to_str().unwrap());
-            if command[0] == "probe" {
-                args.push("00");
-            }
-            let out = ldbfilter(&args);
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            assert_eq!(out.status.code(), Some(1), "{file} {command:?}");
-            assert_eq!(stderr.lines().count(), 1, "{stderr}");
-            assert!(
-                stderr.contains(file) && stderr.contains(want),
-                "{file}: {stderr}"
-            );
-            // probe answers as LevelDB, which reads without checksums, and
-            // says the mismatch; the others write nothing.
-            let answered = command[0] == "probe" && file == "flipped.ldb";
-            assert_eq!(out.stdout.is_empty(), !answered, "{file} {command:?}");
-        }
-    }
-    for path in [dir.path().to_path_buf(), dir.path().join("missing.ldb")] {
-        let out = ldbfilter(&["verify", path.to_str().unwrap()]);
-        assert_eq!(out.status.code(), Some(1));
-        assert!(String::from_utf8_lossy(&out.stderr).contains(path.to_str().unwrap()));
-    }
-    // A bad table among good ones: the good ones are still reported.
-    let good_path = tables_dir().join("user-1k-r1-snappy.ldb");
-    let out = ldbfilter(&[
-        "verify",
-        dir.path().join("garbage.ldb").to_str().unwrap(),
-        good_path.to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stdout).contains(": OK "));
-}
-
 /// Arbitrary bytes, and real tables damaged anywhere (with checksums on and
 /// off, so damage reaches the block and Snappy parsers): errors, never panics.
 #[test]
 fn damaged_tables_never_panic() {
     static TABLES: std::sync::OnceLock<Vec<(String, Vec<u8>)>> = std::sync::OnceLock::new();
     fn prop(pick: usize, damage: Vec<(u32, u8)>, cut: u32, checked: bool, random: Vec<u8>) -> bool {
-        let tables = TABLES.get_or_init(tables);
+        let tables = TABLES.get_or_init(leveldb_tables);
         let (_, bytes) = &tables[pick % tables.len()];
         let mut bytes = bytes.clone();
         for (at, byte) in damage {
@@ -682,120 +450,12 @@ fn verification_agrees_with_the_filter_block_builder() {
     arbitrary::check(300, prop as fn(Vec<(u8, u8)>, u8, u32, bool) -> bool);
 }
 
-/// Damaged tables whose checksums pass (`testdata/damaged/`, or the directory
-/// `DAMAGED_TABLES` names: CI makes a fresh set from another seed), each
-/// with LevelDB's lookup decisions (`gen-damaged` in `oracle/`): `ldbfilter
-/// probe` prints LevelDB's decision for every key; where LevelDB's lookup
-/// fails, `corrupt`, one line on stderr and exit 1; where LevelDB does not
-/// open the table, one line on stderr and exit 1.
-///
-/// Damage is the index, metaindex, filter or a data block changed (restart
-/// offsets moved or swapped, the restart count, an entry's byte, any bit)
-/// with its CRC-32C refitted, so that LevelDB reads what the damage made.
-#[test]
-fn probes_of_damaged_tables_are_leveldbs_decisions() {
-    let dir = std::env::var_os("DAMAGED_TABLES").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/damaged"),
-        PathBuf::from,
-    );
-    let mut tables: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "ldb"))
-        .collect();
-    tables.sort();
-    assert!(
-        tables.len() >= 40,
-        "{}: the damaged tables are there",
-        dir.display()
-    );
-    let (mut differing, mut corrupt, mut unopened, mut guessed) = (Vec::new(), 0, 0, 0);
-    for table in &tables {
-        let expected = std::fs::read_to_string(table.with_extension("probe")).unwrap();
-        let (header, answers) = expected.split_once('\n').unwrap();
-        let keys = tempfile::NamedTempFile::new().unwrap();
-        let key_list: String = answers
-            .lines()
-            .map(|l| format!("{}\n", l.split(' ').next().unwrap()))
-            .collect();
-        std::fs::write(keys.path(), key_list).unwrap();
-        let mut args = vec![
-            "probe",
-            table.to_str().unwrap(),
-            "--keys-from",
-            keys.path().to_str().unwrap(),
-        ];
-        let mut out = ldbfilter(&args);
-        if String::from_utf8_lossy(&out.stderr).contains("is a guess") {
-            // The damage left nothing that tells the hash variant of
-            // `leveldb.BuiltinBloomFilter` (LevelDB <= 1.17's signed, or
-            // goleveldb's unsigned): the reader decides, as it did for
-            // LevelDB here. Asked as that reader, ldbfilter must agree.
-            guessed += 1;
-            args.extend([
-                "--hash",
-                if header.contains("policy GoLevelDb") {
-                    "unsigned"
-                } else {
-                    "signed"
-                },
-            ]);
-            out = ldbfilter(&args);
-        }
-        let (stdout, stderr) = (
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr),
-        );
-        let fails =
-            header.starts_with("# LevelDB does not open") || answers.contains(" - corrupt\n");
-        // Where LevelDB answers every key, a block the damage made fail its
-        // checksum (a handle moved onto other bytes: LevelDB does not check)
-        // is said in one line, with exit 1, after LevelDB's answers.
-        let said = |needle| {
-            out.status.code() == Some(1) && stderr.lines().count() == 1 && stderr.contains(needle)
-        };
-        let agrees = stdout == answers
-            && if fails {
-                said("")
-            } else {
-                (out.status.success() && stderr.is_empty()) || said("checksum mismatch")
-            };
-        if !agrees {
-            differing.push(format!(
-                "{}: {header}\n{}",
-                table.display(),
-                stdout
-                    .lines()
-                    .zip(answers.lines())
-                    .filter(|(a, b)| a != b)
-                    .take(3)
-                    .map(|(a, b)| format!("  ours {a}\n  LevelDB {b}\n"))
-                    .collect::<String>()
-                    + &stderr
-            ));
-        }
-        corrupt += usize::from(answers.contains(" - corrupt\n"));
-        unopened += usize::from(answers.is_empty());
-    }
-    assert!(
-        differing.is_empty(),
-        "{} of {} damaged tables answered unlike LevelDB:\n{}",
-        differing.len(),
-        tables.len(),
-        differing.join("\n")
-    );
-    eprintln!(
-        "{} damaged tables as LevelDB answers them ({corrupt} with corrupt lookups, {unopened} it does not open, {guessed} whose hash variant only the reader decides)",
-        tables.len()
-    );
-}
-
 /// Statistics a caller builds by hand (counts near `usize::MAX`, more or
 /// fewer filters than the table has, any bits per key) get a verdict or an
 /// error from `verify_filter`, never a panic or an allocation they size.
 #[test]
 fn hand_made_statistics_get_a_verdict() {
-    for (name, bytes) in tables() {
+    for (name, bytes) in leveldb_tables() {
         let table = Table::new(&bytes).unwrap();
         let real = table.key_stats().unwrap();
         let filters = real.keys_per_filter.len();

@@ -6,6 +6,17 @@
 
 use crate::reference::filter_block;
 
+/// The stated bound on what a table makes a reader allocate: 16 times the
+/// file's size plus 64 MiB.
+pub fn bound(file_len: usize) -> usize {
+    16 * file_len + (64 << 20)
+}
+
+/// The crafted table called `name` (of [`all`]).
+pub fn named(name: &str) -> Vec<u8> {
+    all().into_iter().find(|(n, _)| *n == name).unwrap().1
+}
+
 /// Appends `v` as a varint.
 pub fn varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {

@@ -486,7 +486,7 @@ fn naming(n: u64, h: BlockHandle) -> Vec<Entry> {
 /// gigabytes. Each is small (Zlib-compressed index blocks).
 pub fn bombs() -> Vec<(&'static str, Vec<u8>)> {
     let golden = |name: &str| {
-        let path = format!("{}/testdata/rocksdb/{name}.sst", env!("CARGO_MANIFEST_DIR"));
+        let path = crate::vectors::testdata().join(format!("rocksdb/{name}.sst"));
         Sst::new(&std::fs::read(path).unwrap())
     };
     let mut out = Vec::new();

@@ -1,11 +1,106 @@
-//! The golden vector files (`testdata/vectors/*.vec`, format in the README
-//! beside them), read for the tests.
+//! The golden files, read for the tests: the vectors (`testdata/vectors/*.vec`,
+//! format in the README beside them), LevelDB's tables with its lookups
+//! (`testdata/tables/`) and RocksDB's with its answers (`testdata/rocksdb/`).
+//! Shared by the library's tests and the command line's.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+/// The repository's `testdata/`: the library's tests run from the root,
+/// the command line's from `ldbfilter/`.
+pub fn testdata() -> PathBuf {
+    let package = Path::new(env!("CARGO_MANIFEST_DIR"));
+    package
+        .ancestors()
+        .map(|dir| dir.join("testdata"))
+        .find(|dir| dir.is_dir())
+        .expect("testdata/ beside the package or above it")
+}
+
 pub fn vector_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/vectors")
+    testdata().join("vectors")
+}
+
+/// LevelDB's golden tables (`gen-tables` in `oracle/`).
+pub fn leveldb_dir() -> PathBuf {
+    testdata().join("tables")
+}
+
+/// Each LevelDB golden table's name and bytes, by name.
+pub fn leveldb_tables() -> Vec<(String, Vec<u8>)> {
+    let mut tables: Vec<(String, Vec<u8>)> = std::fs::read_dir(leveldb_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "ldb"))
+        .map(|p| {
+            (
+                p.file_stem().unwrap().to_str().unwrap().to_owned(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
+        .collect();
+    tables.sort();
+    assert!(tables.len() >= 11, "the golden tables are there");
+    tables
+}
+
+/// A LevelDB golden table's `.probe` file: LevelDB's `Table::InternalGet`
+/// decisions, a key and its answer.
+pub fn leveldb_probes(name: &str) -> Vec<(Vec<u8>, String)> {
+    let text = std::fs::read_to_string(leveldb_dir().join(format!("{name}.probe"))).unwrap();
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| {
+            let (key, rest) = l.split_once(' ').unwrap();
+            (unhex(key), rest.to_owned())
+        })
+        .collect()
+}
+
+/// RocksDB 7.8's golden tables, or the directory `ROCKSDB_TABLES` names (CI
+/// makes a fresh one from another seed).
+pub fn rocksdb_dir() -> PathBuf {
+    std::env::var_os("ROCKSDB_TABLES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| testdata().join("rocksdb"))
+}
+
+/// A key, whether the table holds it, and whether RocksDB's filter may match it.
+pub type Answer = (Vec<u8>, bool, bool);
+
+/// Each RocksDB 7.8 table's name and bytes, and its keys with RocksDB's answers.
+pub fn rocksdb_tables() -> Vec<(String, Vec<u8>, Vec<Answer>)> {
+    let tables = rocksdb_tables_in(&rocksdb_dir());
+    assert!(tables.len() >= 10, "the golden RocksDB tables are missing");
+    tables
+}
+
+/// The RocksDB tables of `dir` (and their answers), by name.
+pub fn rocksdb_tables_in(dir: &Path) -> Vec<(String, Vec<u8>, Vec<Answer>)> {
+    let mut out = Vec::new();
+    let mut names: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("the RocksDB tables")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "sst"))
+        .collect();
+    names.sort();
+    for path in names {
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let bytes = std::fs::read(&path).expect("table");
+        let answers = std::fs::read_to_string(path.with_extension("answers")).expect("answers");
+        let keys = answers
+            .lines()
+            .map(|line| {
+                let mut words = line.split(' ');
+                let key = unhex(words.next().expect("key"));
+                let written = words.next() == Some("written");
+                let may_match = words.next() == Some("may-match");
+                (key, written, may_match)
+            })
+            .collect();
+        out.push((name, bytes, keys));
+    }
+    out
 }
 
 /// One `[case NAME]`: its header lines and its `[section]`s.
@@ -37,7 +132,8 @@ impl Case {
         })
     }
     /// A section as the text a command reads or prints: its lines, each
-    /// ended by a newline.
+    /// ended by a newline. (For the command line's tests.)
+    #[allow(dead_code)]
     pub fn text(&self, name: &str) -> String {
         self.section(name)
             .unwrap()

@@ -2,11 +2,29 @@
 
 use std::ffi::OsStr;
 use std::io::Write;
+use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
+
+/// The repository's root, where `testdata/` is: the commands run from it, so
+/// that relative paths are the README's.
+pub fn root() -> PathBuf {
+    let testdata = crate::vectors::testdata();
+    testdata
+        .parent()
+        .expect("testdata/ in a directory")
+        .to_owned()
+}
+
+/// `ldbfilter`, to be run from [`root`].
+pub fn command() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_ldbfilter"));
+    command.current_dir(root());
+    command
+}
 
 /// `ldbfilter ARGS`, with `stdin` on its standard input.
 pub fn ldbfilter<S: AsRef<OsStr>>(args: &[S], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ldbfilter"))
+    let mut child = command()
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

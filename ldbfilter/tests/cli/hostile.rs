@@ -14,6 +14,7 @@ fn sh(script: &str) -> Output {
         .arg("-c")
         .arg(format!("ulimit -v 2097152 && {script}"))
         .env("L", env!("CARGO_BIN_EXE_ldbfilter"))
+        .current_dir(run::root())
         .output()
         .unwrap()
 }
@@ -263,8 +264,8 @@ fn a_path_that_is_not_utf8_is_kept_exactly() {
     let dir = tempfile::tempdir().unwrap();
     let name = std::ffi::OsStr::from_bytes(b"t\xff.ldb");
     let path = dir.path().join(name);
-    std::fs::copy(TABLE, &path).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_ldbfilter"))
+    std::fs::copy(run::root().join(TABLE), &path).unwrap();
+    let out = run::command()
         .args(["inspect".as_ref(), "--json".as_ref(), path.as_os_str()])
         .output()
         .unwrap();
@@ -277,14 +278,14 @@ fn a_path_that_is_not_utf8_is_kept_exactly() {
         .map(|b| format!("{b:02x}"))
         .collect();
     assert_eq!(json["path_hex"], hex);
-    let out = Command::new(env!("CARGO_BIN_EXE_ldbfilter"))
+    let out = run::command()
         .args(["verify".as_ref(), path.as_os_str()])
         .output()
         .unwrap();
     let line = String::from_utf8(out.stdout).unwrap();
     assert!(line.contains("t\\xff.ldb: OK "), "{line}");
     // A path of valid UTF-8 has no path_hex.
-    let out = Command::new(env!("CARGO_BIN_EXE_ldbfilter"))
+    let out = run::command()
         .args(["inspect", "--json", TABLE])
         .output()
         .unwrap();
