@@ -2,8 +2,9 @@ use std::fmt;
 
 use crate::format::{BlockHandle, BlockKind, Compression};
 
-/// What is wrong with a table file ([`Table`](crate::table::Table), and
-/// RocksDB's [`SstFile`](crate::rocksdb::SstFile)). Each variant carries
+/// What is wrong with a table file (LevelDB's
+/// [`leveldb::Table`](crate::leveldb::Table), and RocksDB's
+/// [`rocksdb::Table`](crate::rocksdb::Table)). Each variant carries
 /// what was found, where, and what was expected.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -182,7 +183,7 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {}
 
 /// What is wrong inside a block ([`Error::CorruptBlock`], and what
-/// [`BlockIter`](crate::table::BlockIter) stops at): one variant per
+/// [`BlockIter`](crate::format::BlockIter) stops at): one variant per
 /// problem, so that a caller can match it; `Display` says it in words.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]

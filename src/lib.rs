@@ -20,11 +20,13 @@
 //!   policy in it for them, as LevelDB's `InternalFilterPolicy`.
 //! - [`KeyHash`]: a key hashed once for the filters of every level.
 //!
-//! Beyond the core, in modules named for what they do:
-//! [`table`] reads LevelDB table files (footer, blocks, checksums, Snappy);
-//! [`verify`] checks a table's filter against its keys, probes and measures
-//! it; [`rocksdb`] reads, checks and builds RocksDB's SST filters;
-//! `rusty` (feature `rusty-leveldb`) plugs the Bloom policy into rusty-leveldb.
+//! Beyond the core, a module per table format on one shared layer:
+//! [`format`](mod@format) is what LevelDB's and RocksDB's files share (block handles,
+//! trailers, codecs, the block cursor, what can be wrong); [`leveldb`] reads
+//! LevelDB's table files and checks a table's filter against its keys,
+//! probes and measures it; [`rocksdb`] does the same for RocksDB's, and
+//! builds its filters; `rusty` (feature `rusty-leveldb`) plugs the Bloom
+//! policy into rusty-leveldb.
 //!
 //! # A Bloom filter
 //!
@@ -138,13 +140,13 @@ mod arch;
 mod bloom;
 mod error;
 mod filter_block;
-mod format;
+pub mod format;
 mod hash;
+mod internal_key;
+pub mod leveldb;
 pub mod rocksdb;
 #[cfg(feature = "rusty-leveldb")]
 pub mod rusty;
-pub mod table;
-pub mod verify;
 
 use std::sync::Arc;
 
@@ -153,7 +155,7 @@ pub use error::{Error, FilterBlockError};
 pub use filter_block::{FilterBlock, FilterBlockBuilder, FilterBlockReader};
 pub(crate) use hash::hash;
 pub use hash::HashVariant;
-pub use verify::InternalKeyPolicy;
+pub use internal_key::InternalKeyPolicy;
 
 /// The kernel this process runs Bloom filters on: `"avx512"`, `"avx2"` or
 /// `"scalar"`, decided once from the CPU and the environment variable

@@ -12,10 +12,11 @@
 //! small.)
 #![no_main]
 
-use leveldb_filter::rocksdb::{SstFile, SstFilter};
-use leveldb_filter::table::Table;
+use leveldb_filter::rocksdb;
+use leveldb_filter::rocksdb::{SstFilter};
+use leveldb_filter::leveldb::Table;
 use leveldb_filter::BloomFilterPolicy;
-use leveldb_filter::verify::{probe, verify_filter, KeyFormat, VerifyOptions};
+use leveldb_filter::leveldb::{probe, verify_filter, KeyFormat, VerifyOptions};
 use libfuzzer_sys::fuzz_target;
 
 #[path = "../../tests/it/peak/mod.rs"]
@@ -28,9 +29,9 @@ fn read(data: &[u8]) {
     // Checked, unchecked, and as LevelDB opens a table for lookups (what
     // `ldbfilter probe` reads damaged tables with).
     let tables = [
-        Table::new(data),
-        Table::new_unchecked(data),
-        Table::new_for_lookups(data),
+        Table::open(data),
+        Table::open_unchecked(data),
+        Table::open_for_lookups(data),
     ];
     for table in tables {
         let Ok(table) = table else { continue };
@@ -55,7 +56,7 @@ fn read(data: &[u8]) {
 /// The same bytes as a RocksDB table: open, walk the keys, check the
 /// filter, probe.
 fn read_rocksdb(data: &[u8]) {
-    let Ok(sst) = SstFile::open(data) else { return };
+    let Ok(sst) = rocksdb::Table::open(data) else { return };
     let _ = sst.property("rocksdb.num.entries");
     let _ = sst.for_each_key(|_, _| ());
     let _ = sst.check_filter();

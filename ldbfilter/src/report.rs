@@ -38,8 +38,8 @@ pub(crate) struct HandleJson {
     size: u64,
 }
 
-impl From<leveldb_filter::table::BlockHandle> for HandleJson {
-    fn from(h: leveldb_filter::table::BlockHandle) -> Self {
+impl From<leveldb_filter::format::BlockHandle> for HandleJson {
+    fn from(h: leveldb_filter::format::BlockHandle) -> Self {
         HandleJson {
             offset: h.offset,
             size: h.size,

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use leveldb_filter::rocksdb::{
-    FilterBits, FilterCheck, FilterReport, Footer, KeyWalk, SstFile, SstFilter, TableCheck,
+    FilterBits, FilterCheck, FilterReport, Footer, KeyStats, SstFilter, Table, Verdict,
     ROCKSDB_MAGIC,
 };
 
@@ -22,7 +22,7 @@ pub fn is_rocksdb(bytes: &[u8]) -> bool {
     {
         return true;
     }
-    SstFile::open(bytes).is_ok_and(|sst| {
+    Table::open(bytes).is_ok_and(|sst| {
         sst.filter_name().is_some_and(|name| {
             name.starts_with("fullfilter.") || name.starts_with("partitionedfilter.")
         })
@@ -30,7 +30,7 @@ pub fn is_rocksdb(bytes: &[u8]) -> bool {
 }
 
 /// The table's filter kind: `full`, `partitioned` or `block-based`.
-fn filter_kind(sst: &SstFile<'_>) -> &'static str {
+fn filter_kind(sst: &Table<'_>) -> &'static str {
     match sst.filter() {
         Ok(Some(SstFilter::Full(_))) => "full",
         Ok(Some(SstFilter::Partitioned(_))) => "partitioned",
@@ -43,7 +43,7 @@ fn filter_kind(sst: &SstFile<'_>) -> &'static str {
 
 /// Each filter of the table (the full filter, or each distinct partition
 /// in file order: one per index entry in a table RocksDB wrote), or none.
-fn filters<'s>(sst: &'s SstFile<'_>) -> Vec<Result<&'s FilterBits<'s>, String>> {
+fn filters<'s>(sst: &'s Table<'_>) -> Vec<Result<&'s FilterBits<'s>, String>> {
     match sst.filter() {
         Ok(Some(SstFilter::Full(bits))) => vec![Ok(bits)],
         Ok(Some(SstFilter::Partitioned(partitions))) => partitions
@@ -99,7 +99,7 @@ impl Stats {
 
 /// The table, its keys walked, and its filter checked against them.
 fn open<'a>(path: &Path, bytes: &'a [u8]) -> Result<Opened<'a>, Failure> {
-    let sst = SstFile::open(bytes).map_err(table_error(path))?;
+    let sst = Table::open(bytes).map_err(table_error(path))?;
     let mut range: Option<(Vec<u8>, Vec<u8>)> = None;
     let walk = sst
         .for_each_key(|key, _| match &mut range {
@@ -122,9 +122,9 @@ fn open<'a>(path: &Path, bytes: &'a [u8]) -> Result<Opened<'a>, Failure> {
 /// A table read through: its keys walked (the first and last user keys
 /// kept) and its filter checked.
 struct Opened<'a> {
-    sst: SstFile<'a>,
-    walk: KeyWalk,
-    check: TableCheck,
+    sst: Table<'a>,
+    walk: KeyStats,
+    check: Verdict,
     range: Option<(Vec<u8>, Vec<u8>)>,
 }
 
@@ -153,9 +153,9 @@ fn footer_lines(
 
 /// The keys the check put in filter `i` of `count`, where each index
 /// entry names a partition of its own (as in every table RocksDB writes).
-fn keys_of(check: &TableCheck, i: usize, count: usize) -> Option<u64> {
+fn keys_of(check: &Verdict, i: usize, count: usize) -> Option<u64> {
     match check {
-        TableCheck::Filters(reports) if reports.len() == count => {
+        Verdict::Filters(reports) if reports.len() == count => {
             reports.get(i).filter(|r| r.index == i).map(|r| r.keys)
         }
         _ => None,
@@ -333,18 +333,14 @@ pub fn inspect(path: &Path, bytes: &[u8], json: bool, out: &mut dyn Write) -> Re
 }
 
 /// The table `probe` answers for.
-pub fn open_for_probes<'a>(path: &Path, bytes: &'a [u8]) -> Result<SstFile<'a>, Failure> {
-    SstFile::open(bytes).map_err(table_error(path))
+pub fn open_for_probes<'a>(path: &Path, bytes: &'a [u8]) -> Result<Table<'a>, Failure> {
+    Table::open(bytes).map_err(table_error(path))
 }
 
 /// A key's `OFFSET may-match|absent`: the data block RocksDB's index points
 /// the key to and whether the filter lets `Get` read it; `- past-last-key`
 /// past the last key, where the table cannot hold it.
-pub fn answer(
-    path: &Path,
-    sst: &SstFile<'_>,
-    key: &[u8],
-) -> Result<(String, &'static str), Failure> {
+pub fn answer(path: &Path, sst: &Table<'_>, key: &[u8]) -> Result<(String, &'static str), Failure> {
     Ok(match sst.data_block_for(key).map_err(table_error(path))? {
         None => ("-".to_string(), PAST_LAST_KEY),
         Some(handle) => (
@@ -361,11 +357,11 @@ pub fn verify(path: &Path, bytes: &[u8]) -> Result<(String, bool), Failure> {
     let shown = shown(path);
     let name = sst.filter_name().map(escaped).unwrap_or_default();
     let reports = match check {
-        TableCheck::NoFilter => return Ok((format!("{shown}: no filter block"), true)),
-        TableCheck::NotChecked { why } => {
+        Verdict::NoFilter => return Ok((format!("{shown}: no filter block"), true)),
+        Verdict::NotChecked { why } => {
             return Ok((format!("{shown}: NOT CHECKED {name}: {why}"), false))
         }
-        TableCheck::Filters(reports) => reports,
+        Verdict::Filters(reports) => reports,
         _ => return Ok((format!("{shown}: NOT CHECKED {name}"), false)),
     };
     if let Some(bad) = reports.iter().find_map(mismatch) {

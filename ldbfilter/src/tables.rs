@@ -5,12 +5,13 @@ use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
-use leveldb_filter::rocksdb::ROCKSDB_MAGIC;
-use leveldb_filter::table::{BlockHandle, Table, TableFilter, FOOTER_LEN, TABLE_MAGIC};
-use leveldb_filter::verify::{
+use leveldb_filter::format::{BlockHandle, TABLE_MAGIC};
+use leveldb_filter::leveldb::{
     measure_fpr, probe, variants_for_name, verify_filter, BloomStats, KeyFormat, KeyStats,
     MeasuredFpr, Probe, VariantFound, Verdict, VerifyOptions,
 };
+use leveldb_filter::leveldb::{Table, TableFilter, FOOTER_LEN};
+use leveldb_filter::rocksdb::ROCKSDB_MAGIC;
 use leveldb_filter::{BloomFilterPolicy, FilterBlock, HashVariant};
 
 use crate::input::{self, parse_hex, KeyLines, Source};
@@ -171,7 +172,7 @@ impl Loaded {
 
     /// The table and one pass over its keys.
     fn open(&self, path: &Path) -> Result<(Table<'_>, KeyStats), Failure> {
-        let table = Table::new(&self.bytes).map_err(table_error(path))?;
+        let table = Table::open(&self.bytes).map_err(table_error(path))?;
         let stats = table.key_stats().map_err(table_error(path))?;
         Ok((table, stats))
     }
@@ -437,7 +438,7 @@ fn members_match(
     });
     let mut misses = [0usize; 2];
     for handle in data_handles(table) {
-        let Ok(block) = table.read_block(leveldb_filter::table::BlockKind::Data, handle) else {
+        let Ok(block) = table.read_block(leveldb_filter::format::BlockKind::Data, handle) else {
             continue;
         };
         let mut entries = block.entries();
@@ -505,7 +506,7 @@ fn salvaged_handles(index: &[u8], walked: Vec<BlockHandle>) -> Vec<BlockHandle> 
         // The entries from the restart point on, as a block of one restart.
         let mut segment = index[restart..entries_end].to_vec();
         segment.extend_from_slice(&[0, 0, 0, 0, 1, 0, 0, 0]);
-        let mut entries = leveldb_filter::table::BlockIter::new(&segment);
+        let mut entries = leveldb_filter::format::BlockIter::new(&segment);
         while let Ok(Some((_, value))) = entries.next_entry() {
             match BlockHandle::decode(value) {
                 Some((handle, _)) if seen.insert(handle) => {}
@@ -542,13 +543,13 @@ pub fn probe_keys(args: &ProbeArgs) -> bool {
             keys.answer_each(&mut stdout, |key| rocks::answer(path, &sst, key))?;
             return Ok(None);
         }
-        let table = Table::new_for_lookups(&loaded.bytes).map_err(table_error(path))?;
+        let table = Table::open_for_lookups(&loaded.bytes).map_err(table_error(path))?;
         // One pass over the data blocks that checks them: where it passes,
         // detection takes its statistics; a checksum that fails is said
         // after the answers (LevelDB's lookups check none). A data block
         // that does not read leaves the lookups of the others standing, as
         // in LevelDB: detection then takes what reads.
-        let checked = Table::new(&loaded.bytes).and_then(|table| table.key_stats());
+        let checked = Table::open(&loaded.bytes).and_then(|table| table.key_stats());
         let (format, found) = detect(&table, Keys::Reads(checked.as_ref().ok()), &args.detect)
             .map_err(table_error(path))?;
         if let Some(found) = found.as_ref().filter(|f| f.basis.1.starts_with("a guess")) {

@@ -13,12 +13,12 @@ use std::io::Read;
 
 use super::cursor::{Cursor, Layout};
 use crate::error::{Corruption, Field};
+use crate::format::snappy;
 #[cfg(feature = "codecs")]
 use crate::format::varint64;
-use crate::format::{BlockHandle, BlockKind, Compression};
-use crate::table::snappy;
 #[cfg(feature = "codecs")]
-use crate::table::{too_large, uncompressed_limit};
+use crate::format::{too_large, uncompressed_limit};
+use crate::format::{BlockHandle, BlockKind, Compression};
 use crate::Error;
 
 /// The most a RocksDB block uncompresses to, per byte stored: deflate's

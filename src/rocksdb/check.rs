@@ -4,7 +4,7 @@
 //! with every key.
 
 use super::build::{fast_local_probes, legacy_lines, legacy_probes};
-use super::{FilterBits, SstFile, SstFilter};
+use super::{FilterBits, SstFilter, Table};
 use crate::format::BlockHandle;
 use crate::Error;
 
@@ -49,10 +49,10 @@ pub enum FilterCheck {
     },
 }
 
-/// What [`SstFile::check_filter`] found for the table's filter.
+/// What [`Table::check_filter`] found for the table's filter.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
-pub enum TableCheck {
+pub enum Verdict {
     /// The table has no filter RocksDB reads.
     NoFilter,
     /// The filter cannot be checked against the keys: why.
@@ -64,13 +64,13 @@ pub enum TableCheck {
     Filters(Vec<FilterReport>),
 }
 
-impl TableCheck {
+impl Verdict {
     /// Whether every filter checked is as RocksDB makes it.
     pub fn ok(&self) -> bool {
         match self {
-            TableCheck::NoFilter => true,
-            TableCheck::NotChecked { .. } => false,
-            TableCheck::Filters(filters) => filters
+            Verdict::NoFilter => true,
+            Verdict::NotChecked { .. } => false,
+            Verdict::Filters(filters) => filters
                 .iter()
                 .all(|f| !matches!(f.check, FilterCheck::Mismatch { .. })),
         }
@@ -122,7 +122,7 @@ impl Prefix {
     }
 }
 
-impl SstFile<'_> {
+impl Table<'_> {
     /// Checks the table's filter against the table's keys (see the module
     /// notes): each Bloom filter rebuilt and compared, each Ribbon filter
     /// probed with every key. One pass over the keys, holding one rebuilt
@@ -135,7 +135,7 @@ impl SstFile<'_> {
     /// filter; 9.6 the previous key's prefix to each partition it starts):
     /// the table is checked as the one its format_version suggests (9.6 from
     /// format_version 6), then, where that fails, as the other.
-    pub fn check_filter(&self) -> Result<TableCheck, Error> {
+    pub fn check_filter(&self) -> Result<Verdict, Error> {
         let (first, second) = match self.footer().format_version >= 6 {
             true => (Writer::Since96, Writer::Before96),
             false => (Writer::Before96, Writer::Since96),
@@ -148,26 +148,26 @@ impl SstFile<'_> {
         Ok(if other.ok() { other } else { check })
     }
 
-    fn check_filter_as(&self, writer: Writer) -> Result<TableCheck, Error> {
+    fn check_filter_as(&self, writer: Writer) -> Result<Verdict, Error> {
         let filter = match self.filter() {
-            Ok(None) => return Ok(TableCheck::NoFilter),
+            Ok(None) => return Ok(Verdict::NoFilter),
             Ok(Some(filter)) => filter,
-            Err(e) => return Ok(TableCheck::Filters(vec![Rebuild::unreadable(e).finish(0)])),
+            Err(e) => return Ok(Verdict::Filters(vec![Rebuild::unreadable(e).finish(0)])),
         };
         let Some(prefix) = Prefix::of(self.prefix_extractor()) else {
-            return Ok(TableCheck::NotChecked {
+            return Ok(Verdict::NotChecked {
                 why: "a prefix extractor this crate does not know",
             });
         };
         let whole = self.whole_key_filtering();
         match filter {
-            SstFilter::BlockBased => Ok(TableCheck::NotChecked {
+            SstFilter::BlockBased => Ok(Verdict::NotChecked {
                 why: "a block-based filter, which RocksDB 7.8 does not read",
             }),
             SstFilter::Full(bits) => {
                 let mut keys = Keys::new(Rebuild::new(bits), whole, prefix, writer);
                 self.for_each_key(|key, _| keys.add(key))?;
-                Ok(TableCheck::Filters(vec![keys.rebuild.finish(0)]))
+                Ok(Verdict::Filters(vec![keys.rebuild.finish(0)]))
             }
             SstFilter::Partitioned(partitions) => {
                 // Keys come in order, and so do partitions: each key goes to
@@ -178,7 +178,7 @@ impl SstFile<'_> {
                 // (`PartitionedFilterBlockBuilder::MaybeCutAFilterBlock`).
                 let count = partitions.len();
                 if let Some(report) = out_of_order(partitions) {
-                    return Ok(TableCheck::Filters(vec![report]));
+                    return Ok(Verdict::Filters(vec![report]));
                 }
                 let mut index = partitions.walk();
                 fn start<'f>(
@@ -213,7 +213,7 @@ impl SstFile<'_> {
                     index.advance();
                     reports.push(start(index.filter()).finish(i));
                 }
-                Ok(TableCheck::Filters(reports))
+                Ok(Verdict::Filters(reports))
             }
         }
     }

@@ -22,8 +22,8 @@
 use std::cmp::Ordering;
 
 use crate::error::Corruption;
+use crate::format::KEY_EXPANSION;
 use crate::format::{varint32, varint64, BlockHandle, BLOCK_TRAILER_LEN};
-use crate::table::KEY_EXPANSION;
 
 /// How a block's entries hold their values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -15,9 +15,9 @@
 //! block whose checksum fails) rules nothing out.
 //!
 //! ```no_run
-//! use leveldb_filter::rocksdb::SstFile;
+//! use leveldb_filter::rocksdb::Table;
 //! let bytes = std::fs::read("000012.sst")?;
-//! let sst = SstFile::open(&bytes)?;
+//! let sst = Table::open(&bytes)?;
 //! println!("format_version {}", sst.footer().format_version);
 //! assert!(sst.key_may_match(b"a key the table holds"));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -37,7 +37,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::rc::Rc;
 
 pub use build::{FastLocalBloomBuilder, LegacyBloomBuilder};
-pub use check::{FilterCheck, FilterReport, TableCheck};
+pub use check::{FilterCheck, FilterReport, Verdict};
 
 use check::Prefix;
 pub use filter::FilterBits;
@@ -45,8 +45,8 @@ pub use xxph3::hash64;
 
 pub use crate::error::FooterProblem;
 use crate::error::{Corruption, Field, Limit};
+use crate::format::{stored_block, uncompressed_limit};
 use crate::format::{varint64, BlockHandle, BlockKind, Compression};
-use crate::table::{stored_block, uncompressed_limit};
 use crate::Error;
 use blocks::{for_each_user_key, uncompress};
 use cursor::{Cursor, Layout};
@@ -191,7 +191,7 @@ impl Footer {
     /// footer starts; the index handle is in the metaindex.
     pub fn read_end(end: &[u8], file_len: u64) -> Result<Footer, Error> {
         let len = end.len();
-        if len < crate::table::FOOTER_LEN || file_len < len as u64 {
+        if len < crate::leveldb::FOOTER_LEN || file_len < len as u64 {
             return Err(Error::TruncatedFooter { len: file_len });
         }
         let magic = u64::from_le_bytes(end[len - 8..].try_into().expect("8 bytes"));
@@ -218,7 +218,7 @@ impl Footer {
             let end = handle
                 .offset
                 .checked_add(handle.size)
-                .and_then(|e| e.checked_add(crate::table::BLOCK_TRAILER_LEN));
+                .and_then(|e| e.checked_add(crate::format::BLOCK_TRAILER_LEN));
             if end.is_none_or(|end| end > file_len) {
                 return Err(Error::HandlePastEnd {
                     block,
@@ -292,7 +292,7 @@ impl Footer {
         };
         let metaindex = BlockHandle {
             offset: offset
-                .checked_sub(size + gap + crate::table::BLOCK_TRAILER_LEN)
+                .checked_sub(size + gap + crate::format::BLOCK_TRAILER_LEN)
                 .ok_or(Error::HandlePastEnd {
                     block: BlockKind::Metaindex,
                     handle: BlockHandle { offset: 0, size },
@@ -484,7 +484,7 @@ impl<'a> Partitions<'a> {
     /// seek, else the last; `None` where the index does not read there (the
     /// filter then rules nothing out). A reader of a smaller sequence number
     /// may take a later entry whose separator's user key is `key` too, which
-    /// [`SstFile::key_may_match`] also asks.
+    /// [`Table::key_may_match`] also asks.
     pub fn partition_for(&self, key: &[u8]) -> Option<BlockHandle> {
         self.seek(key)?.handle()
     }
@@ -661,7 +661,7 @@ impl<'a> Props<'a> {
 
 /// A RocksDB table file: footer, metaindex, properties and filter, checked.
 #[derive(Clone, Debug)]
-pub struct SstFile<'a> {
+pub struct Table<'a> {
     file: &'a [u8],
     footer: Footer,
     metaindex: &'a [u8],
@@ -691,11 +691,11 @@ struct PartitionCache<'a> {
     bytes: usize,
 }
 
-impl<'a> SstFile<'a> {
+impl<'a> Table<'a> {
     /// Reads the footer, metaindex and properties (whose errors are the
     /// table's: RocksDB would not open it) and the filter (whose errors are
     /// kept: RocksDB then reads without it).
-    pub fn open(file: &'a [u8]) -> Result<SstFile<'a>, Error> {
+    pub fn open(file: &'a [u8]) -> Result<Table<'a>, Error> {
         let (footer, metaindex) = Footer::read_with_metaindex(file)?;
         let meta_error = |what| Error::CorruptBlock {
             block: BlockKind::Metaindex,
@@ -717,7 +717,7 @@ impl<'a> SstFile<'a> {
             let block = read_block(file, &footer, BlockKind::Properties, handle)?;
             props = Props::read(block, handle.offset)?;
         }
-        let mut sst = SstFile {
+        let mut sst = Table {
             file,
             footer,
             metaindex,
@@ -1041,8 +1041,8 @@ impl<'a> SstFile<'a> {
     /// `each` with the user key (internal keys without their 8-byte tag)
     /// and the offset of its data block. Each block is read once: an index
     /// that names blocks out of the file's order is an error.
-    pub fn for_each_key(&self, mut each: impl FnMut(&[u8], u64)) -> Result<KeyWalk, Error> {
-        let mut walk = KeyWalk::default();
+    pub fn for_each_key(&self, mut each: impl FnMut(&[u8], u64)) -> Result<KeyStats, Error> {
+        let mut walk = KeyStats::default();
         let mut compressions = BTreeSet::new();
         let index_compressions = self.for_each_data_block(|handle| {
             let (contents, compression) = self.block(BlockKind::Data, handle)?;
@@ -1152,7 +1152,7 @@ fn after(
     *end = handle
         .offset
         .saturating_add(handle.size)
-        .saturating_add(crate::table::BLOCK_TRAILER_LEN);
+        .saturating_add(crate::format::BLOCK_TRAILER_LEN);
     Ok(())
 }
 
@@ -1208,9 +1208,9 @@ fn checked_block<'f>(
     Ok((contents, trailer[0]))
 }
 
-/// What [`SstFile::for_each_key`] found.
+/// What [`Table::for_each_key`] found.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct KeyWalk {
+pub struct KeyStats {
     /// Data blocks the index names.
     pub data_blocks: u64,
     /// Keys (entries) in them.

@@ -10,15 +10,17 @@
 use crate::{crafted, crafted_rocksdb, peak};
 use crafted::bound;
 
-use leveldb_filter::rocksdb::SstFile;
-use leveldb_filter::table::Table;
-use leveldb_filter::verify::{probe, verify_filter, BloomStats, KeyFormat, Verdict, VerifyOptions};
+use leveldb_filter::leveldb::Table;
+use leveldb_filter::leveldb::{
+    probe, verify_filter, BloomStats, KeyFormat, Verdict, VerifyOptions,
+};
+use leveldb_filter::rocksdb;
 use leveldb_filter::{BloomFilterPolicy, Error, FilterBlock};
 
 /// Every step `ldbfilter verify`, `inspect` and `probe` take, through the
 /// library; the outcome of each, in words.
 fn every_step(bytes: &[u8]) -> Vec<String> {
-    let table = match Table::new(bytes) {
+    let table = match Table::open(bytes) {
         Ok(table) => table,
         Err(e) => return vec![format!("open: {e}")],
     };
@@ -83,7 +85,7 @@ fn no_crafted_table_takes_more_than_its_bound() {
 
 /// Every step `ldbfilter` takes on a RocksDB table, through the library.
 fn every_rocksdb_step(bytes: &[u8]) -> Vec<String> {
-    let sst = match SstFile::open(bytes) {
+    let sst = match rocksdb::Table::open(bytes) {
         Ok(sst) => sst,
         Err(e) => return vec![format!("open: {e}")],
     };
@@ -128,7 +130,7 @@ fn no_rocksdb_bomb_takes_more_than_its_bound() {
 }
 
 fn verdict(bytes: &[u8], bits_per_key: Option<usize>) -> Verdict {
-    let table = Table::new(bytes).unwrap();
+    let table = Table::open(bytes).unwrap();
     let stats = table.key_stats().unwrap();
     let options = VerifyOptions {
         bits_per_key,
@@ -182,16 +184,16 @@ fn an_offset_array_of_many_filters_is_a_mismatch() {
 fn keys_that_expand_past_their_budget_are_an_error_in_every_block() {
     let expand = |e: &Error| e.to_string().contains("keys expand past 64 times");
     let data = crafted::named("data-key-bomb");
-    let table = Table::new(&data).unwrap();
+    let table = Table::open(&data).unwrap();
     assert!(expand(&table.key_stats().unwrap_err()));
-    let metaindex = Table::new(&crafted::named("metaindex-key-bomb")).unwrap_err();
+    let metaindex = Table::open(&crafted::named("metaindex-key-bomb")).unwrap_err();
     assert!(
         expand(&metaindex) && metaindex.to_string().starts_with("corrupt metaindex block"),
         "{metaindex}"
     );
     // The index: a probe for a key after the long keys scans them all.
     let index = crafted::named("index-key-bomb");
-    let table = Table::new(&index).unwrap();
+    let table = Table::open(&index).unwrap();
     let err = probe(&table, None, KeyFormat::User, b"z").unwrap_err();
     assert!(
         expand(&err) && err.to_string().starts_with("corrupt index block"),
@@ -201,14 +203,14 @@ fn keys_that_expand_past_their_budget_are_an_error_in_every_block() {
     let found = probe(&table, None, KeyFormat::User, b"a").unwrap();
     assert!(matches!(
         found,
-        leveldb_filter::verify::Probe::Block { offset: 0, .. }
+        leveldb_filter::leveldb::Probe::Block { offset: 0, .. }
     ));
 }
 
 #[test]
 fn snappy_blocks_are_uncompressed_only_within_their_limits() {
     let bytes = crafted::named("snappy-expands");
-    let table = Table::new(&bytes).unwrap();
+    let table = Table::open(&bytes).unwrap();
     let (err, peak) = peak::peak_during(|| table.key_stats().unwrap_err());
     match err {
         Error::LimitExceeded { found, limit, .. } => {
@@ -221,7 +223,7 @@ fn snappy_blocks_are_uncompressed_only_within_their_limits() {
     }
     assert!(peak < 1 << 20, "refused before uncompressing: {peak} bytes");
     let claim = crafted::named("snappy-claims-4g");
-    let err = Table::new(&claim).unwrap().key_stats().unwrap_err();
+    let err = Table::open(&claim).unwrap().key_stats().unwrap_err();
     assert!(
         err.to_string().contains("larger than the data allows"),
         "{err}"
@@ -239,7 +241,7 @@ fn bad_restart_counts_and_handles_are_errors() {
         ("handle-past-end", "runs past the end of the file"),
     ] {
         let bytes = crafted::named(name);
-        let err = Table::new(&bytes).unwrap().key_stats().unwrap_err();
+        let err = Table::open(&bytes).unwrap().key_stats().unwrap_err();
         assert!(err.to_string().contains(want), "{name}: {err}");
     }
 }

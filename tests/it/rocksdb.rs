@@ -10,18 +10,18 @@ use std::path::PathBuf;
 use crate::vectors;
 use vectors::{rocksdb_dir, rocksdb_tables, rocksdb_tables_in, unhex, Answer};
 
+use leveldb_filter::format::Compression;
 use leveldb_filter::rocksdb::{
-    ChecksumType, FastLocalBloomBuilder, FilterBits, FilterCheck, LegacyBloomBuilder, SstFile,
-    SstFilter, TableCheck,
+    ChecksumType, FastLocalBloomBuilder, FilterBits, FilterCheck, LegacyBloomBuilder, SstFilter,
+    Table, Verdict,
 };
-use leveldb_filter::table::Compression;
 use leveldb_filter::Error;
 
 #[test]
 fn every_key_answers_as_rocksdb() {
     let mut kinds = std::collections::BTreeSet::new();
     for (name, bytes, keys) in rocksdb_tables() {
-        let sst = SstFile::open(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let sst = Table::open(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
         let filter = sst.filter().unwrap_or_else(|e| panic!("{name}: {e}"));
         let kind = match filter {
             Some(SstFilter::Full(bits)) => format!("full {}", bits_kind(bits)),
@@ -97,7 +97,7 @@ fn checksum_named(name: &str) -> ChecksumType {
 #[test]
 fn footers_name_each_checksum_type_and_format_version() {
     for (name, bytes, _) in rocksdb_tables() {
-        let footer = *SstFile::open(&bytes).expect("opens").footer();
+        let footer = *Table::open(&bytes).expect("opens").footer();
         assert_eq!(footer.checksum, checksum_named(&name), "{name}");
         let fv: u32 = name
             .split("-fv")
@@ -114,14 +114,14 @@ fn footers_name_each_checksum_type_and_format_version() {
 #[test]
 fn damaged_blocks_fail_their_checksums() {
     for (name, bytes, keys) in rocksdb_tables() {
-        let sst = SstFile::open(&bytes).expect("opens");
+        let sst = Table::open(&bytes).expect("opens");
         if sst.footer().checksum == ChecksumType::None {
             continue;
         }
         let meta = sst.footer().metaindex;
         let mut bad = bytes.clone();
         bad[meta.offset as usize] ^= 1;
-        match SstFile::open(&bad) {
+        match Table::open(&bad) {
             Err(Error::ChecksumMismatch { offset, .. }) => {
                 assert_eq!(offset, meta.offset, "{name}")
             }
@@ -136,7 +136,7 @@ fn damaged_blocks_fail_their_checksums() {
             let at = data.as_ptr() as usize - bytes.as_ptr() as usize;
             let mut bad = bytes.clone();
             bad[at] ^= 1;
-            let damaged = SstFile::open(&bad).expect("a bad filter leaves the table readable");
+            let damaged = Table::open(&bad).expect("a bad filter leaves the table readable");
             assert!(
                 matches!(damaged.filter(), Err(Error::ChecksumMismatch { .. })),
                 "{name}"
@@ -158,7 +158,7 @@ fn every_truncation_is_an_error_not_a_panic() {
     // format_version 1 to 5: a 53-byte footer.
     let footer_at = bytes.len() - 53;
     for len in (0..bytes.len()).rev().step_by(97).chain(0..60) {
-        match SstFile::open(&bytes[..len]) {
+        match Table::open(&bytes[..len]) {
             Err(Error::TruncatedFooter { len: got }) => assert_eq!(got, len as u64),
             Err(Error::BadMagic { .. }) => {}
             other => panic!("{name} cut to {len}: {:?}", other.map(|_| "opens")),
@@ -166,7 +166,7 @@ fn every_truncation_is_an_error_not_a_panic() {
         if len < footer_at {
             let mut cut = bytes[..len].to_vec();
             cut.extend_from_slice(&bytes[footer_at..]);
-            let walked = SstFile::open(&cut).and_then(|sst| sst.for_each_key(|_, _| {}));
+            let walked = Table::open(&cut).and_then(|sst| sst.for_each_key(|_, _| {}));
             assert!(walked.is_err(), "{name}: body cut to {len} reads");
         }
     }
@@ -205,7 +205,7 @@ fn bits_per_key(name: &str) -> f64 {
 #[test]
 fn every_filter_checks_against_the_tables_keys() {
     for (name, bytes, keys) in rocksdb_tables() {
-        let sst = SstFile::open(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let sst = Table::open(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
         let mut walked = Vec::new();
         let walk = sst
             .for_each_key(|key, _| walked.push(key.to_vec()))
@@ -215,7 +215,7 @@ fn every_filter_checks_against_the_tables_keys() {
         assert_eq!(walk.keys as usize, written.len(), "{name}");
         let check = sst.check_filter().unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(check.ok(), "{name}: {check:?}");
-        let TableCheck::Filters(filters) = &check else {
+        let Verdict::Filters(filters) = &check else {
             panic!("{name}: not checked: {check:?}")
         };
         // Each key in one filter; with a prefix extractor, its prefix too.
@@ -266,7 +266,7 @@ fn every_filter_checks_against_the_tables_keys() {
 fn builders_make_rocksdbs_bytes() {
     let mut built = 0;
     for (name, bytes, keys) in rocksdb_tables() {
-        let sst = SstFile::open(&bytes).unwrap();
+        let sst = Table::open(&bytes).unwrap();
         let Ok(Some(SstFilter::Full(bits))) = sst.filter() else {
             continue;
         };
@@ -306,7 +306,7 @@ fn builders_make_rocksdbs_bytes() {
 #[test]
 fn the_index_finds_each_keys_data_block() {
     for (name, bytes, keys) in rocksdb_tables() {
-        let sst = SstFile::open(&bytes).unwrap();
+        let sst = Table::open(&bytes).unwrap();
         let mut block_of = Vec::new();
         sst.for_each_key(|key, offset| block_of.push((key.to_vec(), offset)))
             .unwrap();
@@ -332,7 +332,7 @@ fn the_index_finds_each_keys_data_block() {
 /// A table with one data block's bytes changed and its checksum made to
 /// match again, so that what fails is the codec's own check or the block's
 /// parse: an error naming the data block, never a panic.
-fn with_refreshed_checksum(bytes: &[u8], sst: &SstFile<'_>, at: usize, change: u8) -> Vec<u8> {
+fn with_refreshed_checksum(bytes: &[u8], sst: &Table<'_>, at: usize, change: u8) -> Vec<u8> {
     let block = sst
         .data_block_for(b"")
         .unwrap()
@@ -355,7 +355,7 @@ fn with_refreshed_checksum(bytes: &[u8], sst: &SstFile<'_>, at: usize, change: u
 fn damaged_compressed_blocks_are_errors_not_panics() {
     let mut errors = 0;
     for (name, bytes, _) in rocksdb_tables() {
-        let sst = SstFile::open(&bytes).unwrap();
+        let sst = Table::open(&bytes).unwrap();
         let walk = sst.for_each_key(|_, _| ()).unwrap();
         if walk.compressions.iter().all(|c| *c == Compression::None) {
             continue;
@@ -365,7 +365,7 @@ fn damaged_compressed_blocks_are_errors_not_panics() {
         for at in 0..block.size as usize {
             for change in [0, 0xff] {
                 let bad = with_refreshed_checksum(&bytes, &sst, at, change);
-                let bad = SstFile::open(&bad).unwrap();
+                let bad = Table::open(&bad).unwrap();
                 if let Err(e) = bad.for_each_key(|_, _| ()) {
                     let text = e.to_string();
                     assert!(
@@ -385,7 +385,7 @@ fn damaged_compressed_blocks_are_errors_not_panics() {
             let first = bytes[block.offset as usize];
             if first < 0x7f {
                 let bad = with_refreshed_checksum(&bytes, &sst, 0, first + 1);
-                let e = SstFile::open(&bad)
+                let e = Table::open(&bad)
                     .unwrap()
                     .for_each_key(|_, _| ())
                     .unwrap_err();
@@ -561,7 +561,7 @@ fn crafted_tables_answer_as_rocksdb() {
         if let Some(why) = answers.strip_prefix("ingest-error ") {
             // RocksDB refuses the table: so does the crate, for the reason
             // RocksDB gives (a checksum, a handle, the properties' order).
-            let e = match SstFile::open(&bytes) {
+            let e = match Table::open(&bytes) {
                 Ok(_) => panic!("{name}: opens, where RocksDB says {why}"),
                 Err(e) => e.to_string(),
             };
@@ -579,7 +579,7 @@ fn crafted_tables_answer_as_rocksdb() {
             cases += 1;
             continue;
         }
-        let sst = SstFile::open(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let sst = Table::open(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
         let mut differ = Vec::new();
         for line in answers.lines() {
             let words: Vec<&str> = line.split(' ').collect();
@@ -646,7 +646,7 @@ fn rocksdb11_tables_read_and_answer_as_rocksdb() {
 fn newer_tables_answer_as_rocksdb(version: &str) {
     let mut partitioned = 0;
     for (name, bytes, keys) in newer_tables(version) {
-        let sst = SstFile::open(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let sst = Table::open(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
         let fv: u32 = name
             .split("-fv")
             .nth(1)
@@ -680,7 +680,7 @@ fn newer_tables_answer_as_rocksdb(version: &str) {
         bad[meta.offset as usize] ^= 1;
         if sst.footer().checksum != ChecksumType::None {
             assert!(
-                matches!(SstFile::open(&bad), Err(Error::ChecksumMismatch { .. })),
+                matches!(Table::open(&bad), Err(Error::ChecksumMismatch { .. })),
                 "{name}"
             );
         }
@@ -689,7 +689,7 @@ fn newer_tables_answer_as_rocksdb(version: &str) {
         let mut bad = bytes.clone();
         let at = bad.len() - 53 + 20;
         bad[at] ^= 1;
-        match (SstFile::open(&bad), sst.footer().checksum) {
+        match (Table::open(&bad), sst.footer().checksum) {
             (Ok(_), ChecksumType::None) => {}
             (Err(e), _) if e.to_string().contains("footer checksum mismatch") => {}
             (other, _) => panic!("{name}: {:?}", other.map(|_| "opens")),
@@ -711,11 +711,11 @@ fn filter_entries_are_counted_as_rocksdb_counts_them() {
         .chain(newer_tables("9"))
         .chain(newer_tables("11"));
     for (name, bytes, _) in all {
-        let sst = SstFile::open(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let sst = Table::open(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
         let Some(stored) = sst.property_number("rocksdb.num.filter_entries") else {
             continue;
         };
-        let TableCheck::Filters(reports) = sst.check_filter().unwrap() else {
+        let Verdict::Filters(reports) = sst.check_filter().unwrap() else {
             panic!("{name}: no filter checked");
         };
         let counted: u64 = reports.iter().map(|r| r.keys).sum();
@@ -745,18 +745,18 @@ fn custom_compression_managers_are_named() {
         .position(|w| w == b"BuiltinV2;04;")
         .expect("the compression property");
     bytes[at..at + 13].copy_from_slice(b"CustomMgr;84;");
-    let sst = SstFile::open(&bytes).unwrap();
+    let sst = Table::open(&bytes).unwrap();
     assert_eq!(sst.compression_manager(), Some(&b"CustomMgr"[..]));
     let walked = sst.for_each_key(|_, _| {}).unwrap();
     assert_eq!(walked.keys, keys.iter().filter(|k| k.1).count() as u64);
     let first = sst.data_block_for(&keys[0].0).unwrap().unwrap();
     bytes[(first.offset + first.size) as usize] = 0x84;
-    let sst = SstFile::open(&bytes).unwrap();
+    let sst = Table::open(&bytes).unwrap();
     let e = sst.for_each_key(|_, _| {}).unwrap_err();
     assert_eq!(
         e,
         Error::CustomCompression {
-            block: leveldb_filter::table::BlockKind::Data,
+            block: leveldb_filter::format::BlockKind::Data,
             offset: first.offset,
             type_byte: 0x84,
             manager: "CustomMgr".into(),

@@ -6,11 +6,12 @@ use crate::{arbitrary, crafted, vectors};
 
 use vectors::{leveldb_dir, leveldb_probes, leveldb_tables};
 
-use leveldb_filter::table::Corruption;
-use leveldb_filter::table::{BlockKind, Table, FOOTER_LEN};
-use leveldb_filter::verify::{
+use leveldb_filter::format::BlockKind;
+use leveldb_filter::format::Corruption;
+use leveldb_filter::leveldb::{
     probe, verify_filter, KeyFormat, Probe, VariantFound, Verdict, VerifyOptions,
 };
+use leveldb_filter::leveldb::{Table, FOOTER_LEN};
 use leveldb_filter::{BloomFilterPolicy, Error};
 
 /// What each golden table was written with, from the generator's table list.
@@ -50,7 +51,7 @@ fn expected(name: &str) -> Verdict {
 #[test]
 fn every_table_verifies_with_the_settings_it_was_written_with() {
     for (name, bytes) in leveldb_tables() {
-        let table = Table::new(&bytes).unwrap();
+        let table = Table::open(&bytes).unwrap();
         let stats = table.key_stats().unwrap();
         let verdict = verify_filter(&table, &stats, VerifyOptions::default()).unwrap();
         assert_eq!(verdict, expected(&name), "{name}");
@@ -60,7 +61,7 @@ fn every_table_verifies_with_the_settings_it_was_written_with() {
 #[test]
 fn forcing_the_wrong_settings_is_a_mismatch() {
     let bytes = std::fs::read(leveldb_dir().join("legacy-leveldb-signed.ldb")).unwrap();
-    let table = Table::new(&bytes).unwrap();
+    let table = Table::open(&bytes).unwrap();
     let stats = table.key_stats().unwrap();
     for options in [
         VerifyOptions {
@@ -87,7 +88,7 @@ fn forcing_the_wrong_settings_is_a_mismatch() {
 #[test]
 fn probes_agree_with_leveldb_table_lookup() {
     for (name, bytes) in leveldb_tables() {
-        let table = Table::new(&bytes).unwrap();
+        let table = Table::open(&bytes).unwrap();
         let stats = table.key_stats().unwrap();
         let Verdict::Match {
             variant,
@@ -133,7 +134,7 @@ fn probes_agree_with_leveldb_table_lookup() {
 
 /// The Bloom policy a table's filter was written with: its hash variant as
 /// `verify_filter` finds it (unsigned where it cannot tell).
-fn written_with(table: &Table<'_>, stats: &leveldb_filter::verify::KeyStats) -> BloomFilterPolicy {
+fn written_with(table: &Table<'_>, stats: &leveldb_filter::leveldb::KeyStats) -> BloomFilterPolicy {
     let variant = match verify_filter(table, stats, VerifyOptions::default()).unwrap() {
         Verdict::Match {
             variant: VariantFound::Signed,
@@ -152,7 +153,7 @@ fn written_with(table: &Table<'_>, stats: &leveldb_filter::verify::KeyStats) -> 
 fn probing_a_databases_table_finds_every_key() {
     let mut tables_seen = 0;
     for (name, bytes) in leveldb_tables() {
-        let table = Table::new(&bytes).unwrap();
+        let table = Table::open(&bytes).unwrap();
         let stats = table.key_stats().unwrap();
         if !stats.looks_internal || table.filter_block().is_none() {
             continue;
@@ -183,7 +184,7 @@ fn probing_a_databases_table_finds_every_key() {
 #[test]
 fn measured_fpr_counts_neighbours_the_table_does_not_hold() {
     for (name, bytes) in leveldb_tables() {
-        let table = Table::new(&bytes).unwrap();
+        let table = Table::open(&bytes).unwrap();
         let stats = table.key_stats().unwrap();
         if table.filter_block().is_none() || stats.keys == 0 {
             continue;
@@ -194,7 +195,7 @@ fn measured_fpr_counts_neighbours_the_table_does_not_hold() {
             KeyFormat::User
         };
         let policy = written_with(&table, &stats);
-        let m = leveldb_filter::verify::measure_fpr(&table, &policy, format).unwrap();
+        let m = leveldb_filter::leveldb::measure_fpr(&table, &policy, format).unwrap();
         // Every probed neighbour is absent: each the table holds is skipped,
         // so probing them one by one finds the same count.
         assert!(m.probed > 0 && m.passed <= m.probed, "{name}: {m:?}");
@@ -233,9 +234,9 @@ fn all_blocks(table: &Table<'_>) -> Vec<(BlockKind, u64, u64)> {
 /// Opens, reads every block, verifies: the first error, if any.
 fn read_all(bytes: &[u8], checked: bool) -> Result<(), Error> {
     let table = if checked {
-        Table::new(bytes)?
+        Table::open(bytes)?
     } else {
-        Table::new_unchecked(bytes)?
+        Table::open_unchecked(bytes)?
     };
     let stats = table.key_stats()?;
     verify_filter(&table, &stats, VerifyOptions::default())?;
@@ -245,7 +246,7 @@ fn read_all(bytes: &[u8], checked: bool) -> Result<(), Error> {
 #[test]
 fn a_flipped_byte_in_any_block_is_a_checksum_mismatch_at_its_offset() {
     for (name, bytes) in leveldb_tables() {
-        let table = Table::new(&bytes).unwrap();
+        let table = Table::open(&bytes).unwrap();
         for (kind, offset, size) in all_blocks(&table) {
             // A byte of the contents, and the compression type in the trailer.
             for at in [offset + size / 2, offset + size] {
@@ -267,7 +268,7 @@ fn a_flipped_byte_in_any_block_is_a_checksum_mismatch_at_its_offset() {
 #[test]
 fn an_unknown_compression_type_is_named_when_checksums_are_off() {
     let bytes = std::fs::read(leveldb_dir().join("user-4k-r16-none.ldb")).unwrap();
-    let table = Table::new(&bytes).unwrap();
+    let table = Table::open(&bytes).unwrap();
     let first = table.index_entries().next().unwrap().unwrap().handle;
     for (kind, want) in [
         (7u8, "unknown compression type 7"),
@@ -331,7 +332,7 @@ fn a_hand_made_table_reads_back() {
         (0, b"banana", b"3"),
     ]);
     let table_bytes = crafted::one_block(&block, 0);
-    let table = Table::new(&table_bytes).unwrap();
+    let table = Table::open(&table_bytes).unwrap();
     let block = table.data_blocks().next().unwrap().unwrap();
     let mut entries = block.entries();
     let mut keys = Vec::new();
@@ -355,7 +356,7 @@ fn keys_that_expand_without_bound_are_an_error() {
     let mut entries: Vec<(u32, &[u8], &[u8])> = vec![(0, &long, b"")];
     entries.extend(std::iter::repeat_n((10_000, &b""[..], &b""[..]), 50_000));
     let table_bytes = crafted::one_block(&crafted::block(&entries), 0);
-    let table = Table::new(&table_bytes).unwrap();
+    let table = Table::open(&table_bytes).unwrap();
     let err = table.key_stats().unwrap_err();
     assert!(
         matches!(
@@ -414,7 +415,7 @@ fn verification_agrees_with_the_filter_block_builder() {
         let layout: Vec<(usize, Vec<Vec<u8>>)> = blocks.into_iter().map(|k| (0, k)).collect();
         let verdict = |filter: &[u8], bits_per_key, variant| {
             let bytes = crafted::table(&layout, Some((b"leveldb.BuiltinBloomFilter", filter)));
-            let table = Table::new(&bytes).unwrap();
+            let table = Table::open(&bytes).unwrap();
             let stats = table.key_stats().unwrap();
             let options = VerifyOptions {
                 bits_per_key,
@@ -456,7 +457,7 @@ fn verification_agrees_with_the_filter_block_builder() {
 #[test]
 fn hand_made_statistics_get_a_verdict() {
     for (name, bytes) in leveldb_tables() {
-        let table = Table::new(&bytes).unwrap();
+        let table = Table::open(&bytes).unwrap();
         let real = table.key_stats().unwrap();
         let filters = real.keys_per_filter.len();
         for counts in [

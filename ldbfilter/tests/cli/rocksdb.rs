@@ -5,7 +5,7 @@
 use crate::{run, vectors};
 use vectors::{rocksdb_dir, rocksdb_tables};
 
-use leveldb_filter::rocksdb::{FilterCheck, SstFile, SstFilter, TableCheck};
+use leveldb_filter::rocksdb::{FilterCheck, SstFilter, Table, Verdict};
 
 /// `ldbfilter verify`, `probe` and `inspect --json` on every golden table.
 #[test]
@@ -59,7 +59,7 @@ fn the_command_line_names_a_damaged_table() {
         .into_iter()
         .find(|t| t.0.contains("zstd"))
         .unwrap();
-    let sst = SstFile::open(&bytes).unwrap();
+    let sst = Table::open(&bytes).unwrap();
     let block = sst.data_block_for(b"").unwrap().unwrap();
     let mut bad = bytes.clone();
     bad[block.offset as usize + 3] ^= 0x10;
@@ -96,7 +96,7 @@ fn the_command_line_names_a_damaged_table() {
 fn a_changed_filter_bit_is_a_mismatch() {
     let mut mismatches = 0;
     for (name, bytes, _) in rocksdb_tables() {
-        let sst = SstFile::open(&bytes).unwrap();
+        let sst = Table::open(&bytes).unwrap();
         let Ok(Some(SstFilter::Full(bits))) = sst.filter() else {
             continue;
         };
@@ -113,9 +113,9 @@ fn a_changed_filter_bit_is_a_mismatch() {
         if let Some(sum) = sst.footer().checksum.checksum(&bad[start..end], bad[end]) {
             bad[end + 1..end + 5].copy_from_slice(&sum.to_le_bytes());
         }
-        let check = SstFile::open(&bad).unwrap().check_filter().unwrap();
+        let check = Table::open(&bad).unwrap().check_filter().unwrap();
         assert!(!check.ok(), "{name}: {check:?}");
-        let TableCheck::Filters(reports) = check else {
+        let Verdict::Filters(reports) = check else {
             panic!("{name}")
         };
         match &reports[0].check {

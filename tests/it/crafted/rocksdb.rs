@@ -5,8 +5,8 @@
 //! (oracle/rocksdb/answer-rocksdb.cc), not this crate's.
 #![allow(dead_code)] // the tests and examples/craft-rocksdb.rs use their own shares
 
+use leveldb_filter::format::BlockHandle;
 use leveldb_filter::rocksdb::{ChecksumType, Footer};
-use leveldb_filter::table::BlockHandle;
 
 /// A key and value of a block, in order.
 pub type Entry = (Vec<u8>, Vec<u8>);
@@ -419,7 +419,7 @@ pub fn cases() -> Vec<Case> {
                 let mut index = entries(sst.stored(sst.meta(name)).0);
                 let separator = &index[0].0;
                 let user = &separator[..separator.len() - 8];
-                let table = leveldb_filter::rocksdb::SstFile::open(&sst.bytes).unwrap();
+                let table = leveldb_filter::rocksdb::Table::open(&sst.bytes).unwrap();
                 let mut next = None;
                 table
                     .for_each_key(|key, _| {
@@ -492,7 +492,7 @@ pub fn bombs() -> Vec<(&'static str, Vec<u8>)> {
     let mut out = Vec::new();
     // An index of 400,000 entries naming the first data block.
     let first_data_block = |sst: &Sst| {
-        let golden = leveldb_filter::rocksdb::SstFile::open(&sst.bytes).unwrap();
+        let golden = leveldb_filter::rocksdb::Table::open(&sst.bytes).unwrap();
         golden.data_block_for(b"").unwrap().unwrap()
     };
     let mut sst = golden("legacybloom-fv3-zlib-xxhash");

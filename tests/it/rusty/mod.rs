@@ -8,8 +8,8 @@
 
 pub mod database;
 
-use leveldb_filter::table::Table;
-use leveldb_filter::verify::{verify_filter, KeyFormat, Verdict, VerifyOptions};
+use leveldb_filter::leveldb::Table;
+use leveldb_filter::leveldb::{verify_filter, KeyFormat, Verdict, VerifyOptions};
 
 #[test]
 fn a_rusty_database_on_this_crate_verifies_and_reads_back() {
@@ -17,7 +17,7 @@ fn a_rusty_database_on_this_crate_verifies_and_reads_back() {
     let tables = database::write(dir.path());
     for table in &tables {
         let bytes = std::fs::read(table).unwrap();
-        let table_ = Table::new(&bytes).unwrap();
+        let table_ = Table::open(&bytes).unwrap();
         let stats = table_.key_stats().unwrap();
         match verify_filter(&table_, &stats, VerifyOptions::default()).unwrap() {
             Verdict::Match {

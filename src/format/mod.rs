@@ -1,9 +1,16 @@
 //! The block-based table format LevelDB and RocksDB share: block handles,
 //! the 5-byte block trailer, which block is which, how a block is stored,
-//! and LevelDB's varints. Both formats' readers build on it; it builds on
-//! nothing of theirs.
+//! blocks read within stated bounds, the cursor over their entries, and
+//! what can be wrong with them. [`leveldb`](crate::leveldb) and
+//! [`rocksdb`](crate::rocksdb) build on it; it builds on nothing of theirs.
 
 use std::fmt;
+
+mod block;
+
+pub use crate::error::{Corruption, Field, Limit};
+pub(crate) use block::{snappy, stored_block, too_large, uncompressed_limit, unmask};
+pub use block::{Block, BlockIter, Entry, KEY_EXPANSION, MAX_SNAPPY_EXPANSION};
 
 /// The magic number that ends every LevelDB table.
 pub const TABLE_MAGIC: u64 = 0xdb4775248b80fb57;
