@@ -6,28 +6,10 @@ use std::path::Path;
 
 use leveldb_filter::rocksdb::{
     FilterBits, FilterCheck, FilterReport, Footer, KeyStats, SstFilter, Table, Verdict,
-    ROCKSDB_MAGIC,
 };
 
 use crate::report::{answer_word, table_error, write_error, HandleJson, PAST_LAST_KEY};
 use crate::{escaped, hex, shown, Failure};
-
-/// Whether `bytes` are a RocksDB table: its footer magic (format_version 1
-/// and later), or LevelDB's (format_version 0) with a RocksDB filter entry
-/// in the metaindex (`fullfilter.` or `partitionedfilter.`).
-pub fn is_rocksdb(bytes: &[u8]) -> bool {
-    if bytes
-        .last_chunk::<8>()
-        .is_some_and(|magic| u64::from_le_bytes(*magic) == ROCKSDB_MAGIC)
-    {
-        return true;
-    }
-    Table::open(bytes).is_ok_and(|sst| {
-        sst.filter_name().is_some_and(|name| {
-            name.starts_with("fullfilter.") || name.starts_with("partitionedfilter.")
-        })
-    })
-}
 
 /// The table's filter kind: `full`, `partitioned` or `block-based`.
 fn filter_kind(sst: &Table<'_>) -> &'static str {

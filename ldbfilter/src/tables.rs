@@ -5,13 +5,12 @@ use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
-use leveldb_filter::format::{BlockHandle, TABLE_MAGIC};
+use leveldb_filter::format::TABLE_MAGIC;
 use leveldb_filter::leveldb::{
-    measure_fpr, probe, variants_for_name, verify_filter, BloomStats, KeyFormat, KeyStats,
-    MeasuredFpr, Probe, VariantFound, Verdict, VerifyOptions,
+    detect, measure_fpr, probe, verify_filter, Basis, BloomStats, Detected, Evidence, FilterFound,
+    KeyFormat, KeyStats, MeasuredFpr, Probe, Table, Verdict, VerifyOptions, FOOTER_LEN,
 };
-use leveldb_filter::leveldb::{Table, TableFilter, FOOTER_LEN};
-use leveldb_filter::rocksdb::ROCKSDB_MAGIC;
+use leveldb_filter::rocksdb::{is_rocksdb_table, ROCKSDB_MAGIC};
 use leveldb_filter::{BloomFilterPolicy, FilterBlock, HashVariant};
 
 use crate::input::{self, parse_hex, KeyLines, Source};
@@ -266,7 +265,7 @@ fn for_each_table(
 pub fn verify(args: &VerifyArgs) -> bool {
     for_each_table(&args.tables, |path, out| {
         let loaded = Loaded::read(path)?;
-        if rocks::is_rocksdb(&loaded.bytes) {
+        if is_rocksdb_table(&loaded.bytes) {
             let (line, ok) = rocks::verify(path, &loaded.bytes)?;
             writeln!(out, "{line}").map_err(write_error)?;
             return Ok(ok);
@@ -305,225 +304,12 @@ pub fn verify(args: &VerifyArgs) -> bool {
     })
 }
 
-/// The table's key format, from `--keys` or the keys' form, and its filter
-/// with the hash variant to read it with: from `--hash`, else the policy
-/// name. Only under `leveldb.BuiltinBloomFilter`, which LevelDB <= 1.17 wrote
-/// signed and goleveldb unsigned, and only when some key hashes differently
-/// under the two, is the filter rebuilt to tell which; where it does not
-/// rebuild, the variant is the one under which every key the table holds
-/// may match (see [`members_match`]).
-///
-/// For `probe` ([`Keys::Reads`]), which answers for a damaged table as
-/// LevelDB does, the key format is internal where the data keys or the
-/// index's look internal (a damaged key can break the data keys' order),
-/// and the variant is judged by [`members_match`] from the keys of the
-/// blocks that read.
-fn detect<'t, 'a>(
-    table: &'t Table<'a>,
-    keys: Keys<'_>,
-    detect: &Detect,
-) -> Result<(KeyFormat, Option<FilterFound<'t, 'a>>), leveldb_filter::Error> {
-    let options = detect.options(None);
-    let (looks_internal, stats) = match keys {
-        Keys::Stats(stats) => (stats.looks_internal, Some(stats)),
-        Keys::Reads(checked) => {
-            // A pass that checked every block finds what an unchecked one
-            // would: walked again only where it failed.
-            let data = checked.map_or_else(
-                || table.key_stats().is_ok_and(|stats| stats.looks_internal),
-                |stats| stats.looks_internal,
-            );
-            (data || index_looks_internal(table), None)
-        }
-    };
-    let format = options.key_format.unwrap_or(if looks_internal {
-        KeyFormat::Internal
-    } else {
-        KeyFormat::User
-    });
-    let Some(filter) = table.filter_block() else {
-        return Ok((format, None));
-    };
-    let found = |variant: Option<HashVariant>, what: &str, basis| {
-        Some(FilterFound {
-            filter,
-            variant,
-            basis: (what.to_string(), basis),
-        })
-    };
-    let Some(named) = variants_for_name(&filter.name) else {
-        return Ok((format, found(None, "unknown", "unknown policy")));
-    };
-    let (variant, what, basis) = match (options.variant, named, stats) {
-        (Some(v), _, _) => (v, v.to_string(), "as given"),
-        (None, &[v], _) => (v, v.to_string(), "from the policy name"),
-        (None, _, Some(stats)) if !stats.tells_variants_apart(format) => (
-            named[0],
-            VariantFound::Either.to_string(),
-            "no key tells them apart",
-        ),
-        (None, _, Some(stats)) => {
-            let options = VerifyOptions {
-                key_format: Some(format),
-                ..VerifyOptions::default()
-            };
-            match verify_filter(table, stats, options)? {
-                Verdict::Match {
-                    variant: VariantFound::Signed,
-                    ..
-                } => (
-                    HashVariant::Signed,
-                    "signed".into(),
-                    "decided from the table's keys",
-                ),
-                Verdict::Match {
-                    variant: VariantFound::Unsigned,
-                    ..
-                } => (
-                    HashVariant::Unsigned,
-                    "unsigned".into(),
-                    "decided from the table's keys",
-                ),
-                _ => members_match(table, filter, format, named[0]),
-            }
-        }
-        (None, _, None) => members_match(table, filter, format, named[0]),
-    };
-    Ok((format, found(Some(variant), &what, basis)))
-}
-
-/// What [`detect`] judges a table's keys from.
-enum Keys<'s> {
-    /// `inspect`'s pass over the keys, every block read.
-    Stats(&'s KeyStats),
-    /// `probe`'s: the table is read as LevelDB reads it, damaged or not;
-    /// the statistics of a pass that checked every block, where it passed.
-    Reads(Option<&'s KeyStats>),
-}
-
-/// Whether the index's keys (read in order, up to any damage) look like a
-/// database's: each at least 8 bytes, its tag's type 0 or 1 (LevelDB's
-/// separators carry the largest sequence number and type 1).
-fn index_looks_internal(table: &Table<'_>) -> bool {
-    let mut any = false;
-    for entry in table.index_entries() {
-        let Ok(entry) = entry else { break };
-        let key = &entry.key;
-        if key.len() < 8 || key[key.len() - 8] > 1 {
-            return false;
-        }
-        any = true;
-    }
-    any
-}
-
-/// The hash variant under which the keys of the data blocks that read miss
-/// their block's filter the fewest times (a filter has no false negatives:
-/// under the variant that wrote it, a key is missed only where the filter or
-/// the key is damaged; under the other, every key whose hash differs is
-/// missed but by chance): for a filter that does not rebuild, or a table
-/// some of whose blocks do not read. `fallback` where the counts tie.
-fn members_match(
-    table: &Table<'_>,
-    filter: &TableFilter<'_>,
-    format: KeyFormat,
-    fallback: HashVariant,
-) -> (HashVariant, String, &'static str) {
-    let variants = [HashVariant::Unsigned, HashVariant::Signed];
-    let readers = variants.map(|v| {
-        leveldb_filter::FilterBlockReader::new(
-            BloomFilterPolicy::new(10).with_hash(v),
-            &filter.block.contents,
-        )
-    });
-    let mut misses = [0usize; 2];
-    for handle in data_handles(table) {
-        let Ok(block) = table.read_block(leveldb_filter::format::BlockKind::Data, handle) else {
-            continue;
-        };
-        let mut entries = block.entries();
-        while let Ok(Some((key, _))) = entries.next_entry() {
-            let key = match format {
-                KeyFormat::Internal if key.len() >= 8 => &key[..key.len() - 8],
-                _ => key,
-            };
-            for (missed, reader) in misses.iter_mut().zip(&readers) {
-                *missed += usize::from(!reader.key_may_match(handle.offset, key));
-            }
-        }
-    }
-    let variant = match misses[0].cmp(&misses[1]) {
-        std::cmp::Ordering::Less => HashVariant::Unsigned,
-        std::cmp::Ordering::Greater => HashVariant::Signed,
-        std::cmp::Ordering::Equal => {
-            return (
-                fallback,
-                fallback.to_string(),
-                "a guess: the filter does not rebuild",
-            )
-        }
-    };
-    (
-        variant,
-        variant.to_string(),
-        "the table's keys miss the filter the fewest times under it",
-    )
-}
-
-/// The data blocks the index points to: walked in order, and where the walk
-/// meets damage, walked again from each restart point (each starts a whole
-/// key), last to first, each walk ending where an earlier one went on.
-fn data_handles(table: &Table<'_>) -> Vec<BlockHandle> {
-    let mut handles = Vec::new();
-    for entry in table.index_entries() {
-        match entry {
-            Ok(entry) => handles.push(entry.handle),
-            Err(_) => return salvaged_handles(&table.index_block().contents, handles),
-        }
-    }
-    handles
-}
-
-/// [`data_handles`] past damage: `index` walked from each restart point.
-fn salvaged_handles(index: &[u8], walked: Vec<BlockHandle>) -> Vec<BlockHandle> {
-    let mut seen: std::collections::BTreeSet<BlockHandle> = walked.into_iter().collect();
-    let Some(count) = index.len().checked_sub(4).map(|at| &index[at..]) else {
-        return seen.into_iter().collect();
-    };
-    let count = u32::from_le_bytes(count.try_into().unwrap_or_default()) as usize;
-    let Some(entries_end) = count
-        .checked_mul(4)
-        .and_then(|array| index.len().checked_sub(4 + array))
-    else {
-        return seen.into_iter().collect();
-    };
-    for i in (0..count).rev() {
-        let at = entries_end + 4 * i;
-        let restart = u32::from_le_bytes(index[at..at + 4].try_into().unwrap_or_default()) as usize;
-        if restart >= entries_end {
-            continue;
-        }
-        // The entries from the restart point on, as a block of one restart.
-        let mut segment = index[restart..entries_end].to_vec();
-        segment.extend_from_slice(&[0, 0, 0, 0, 1, 0, 0, 0]);
-        let mut entries = leveldb_filter::format::BlockIter::new(&segment);
-        while let Ok(Some((_, value))) = entries.next_entry() {
-            match BlockHandle::decode(value) {
-                Some((handle, _)) if seen.insert(handle) => {}
-                _ => break,
-            }
-        }
-    }
-    seen.into_iter().collect()
-}
-
-/// A table's filter block and policy, as [`detect`] finds them.
-struct FilterFound<'t, 'a> {
-    filter: &'t TableFilter<'a>,
-    /// The variant to read it with; `None` for a policy this crate does not know.
-    variant: Option<HashVariant>,
-    /// What was found (`unsigned`, `signed`, `unsigned-or-signed`), and how.
-    basis: (String, &'static str),
+/// `unsigned`, `signed` or `unsigned-or-signed`: what the table says of
+/// its filter's hash variant; `unknown` for a policy the crate does not know.
+fn variant_word(found: &FilterFound<'_, '_>) -> String {
+    found
+        .found
+        .map_or_else(|| "unknown".to_string(), |v| v.to_string())
 }
 
 /// `probe`: the table read and checked first, then a line per key as the
@@ -537,7 +323,7 @@ pub fn probe_keys(args: &ProbeArgs) -> bool {
     let result = (|| -> Result<Option<String>, Failure> {
         let loaded = Loaded::read(path)?;
         let mut stdout = io::BufWriter::new(io::stdout().lock());
-        if rocks::is_rocksdb(&loaded.bytes) {
+        if is_rocksdb_table(&loaded.bytes) {
             let sst = rocks::open_for_probes(path, &loaded.bytes)?;
             let keys = args.keys()?;
             keys.answer_each(&mut stdout, |key| rocks::answer(path, &sst, key))?;
@@ -550,15 +336,18 @@ pub fn probe_keys(args: &ProbeArgs) -> bool {
         // that does not read leaves the lookups of the others standing, as
         // in LevelDB: detection then takes what reads.
         let checked = Table::open(&loaded.bytes).and_then(|table| table.key_stats());
-        let (format, found) = detect(&table, Keys::Reads(checked.as_ref().ok()), &args.detect)
-            .map_err(table_error(path))?;
-        if let Some(found) = found.as_ref().filter(|f| f.basis.1.starts_with("a guess")) {
+        let evidence = Evidence::Reads(checked.as_ref().ok());
+        let Detected {
+            key_format: format,
+            filter: found,
+        } = detect(&table, evidence, args.detect.options(None)).map_err(table_error(path))?;
+        if let Some(found) = found.as_ref().filter(|f| f.basis == Basis::Guess) {
             // Which LevelDB reads the table decides; say so.
             eprintln!(
                 "ldbfilter: {}: note: the hash variant of {} is a guess ({}): the table does not tell; --hash signed or unsigned says which reader to answer as",
                 shown(path),
                 escaped(&found.filter.name),
-                found.basis.0
+                variant_word(found)
             );
         }
         let policy = found
@@ -613,13 +402,16 @@ pub(crate) const CORRUPT: &str = "corrupt";
 pub fn inspect(args: &InspectArgs) -> bool {
     for_each_table(&args.tables, |path, out| {
         let loaded = Loaded::read(path)?;
-        if rocks::is_rocksdb(&loaded.bytes) {
+        if is_rocksdb_table(&loaded.bytes) {
             rocks::inspect(path, &loaded.bytes, args.json, out)?;
             return Ok(true);
         }
         let (table, stats) = loaded.open(path)?;
-        let (format, found) =
-            detect(&table, Keys::Stats(&stats), &args.detect).map_err(table_error(path))?;
+        let Detected {
+            key_format: format,
+            filter: found,
+        } = detect(&table, Evidence::Stats(&stats), args.detect.options(None))
+            .map_err(table_error(path))?;
         let report = Report {
             path,
             table: &table,
@@ -709,7 +501,8 @@ impl Report<'_, '_, '_> {
         writeln!(
             out,
             "  hash variant     {} ({})",
-            found.basis.0, found.basis.1
+            variant_word(found),
+            found.basis
         )?;
         let (offset, size) = (block.handle.offset, block.contents.len());
         writeln!(out, "  filter block     offset {offset} size {size}")?;
@@ -751,8 +544,8 @@ impl Report<'_, '_, '_> {
         let parsed = self.parsed();
         let filter = self.filter.as_ref().map(|found| FilterJson {
             policy: &found.filter.name,
-            hash_variant: &found.basis.0,
-            hash_variant_basis: found.basis.1,
+            hash_variant: variant_word(found),
+            hash_variant_basis: found.basis.to_string(),
             offset: found.filter.block.handle.offset,
             size: found.filter.block.contents.len(),
             base_lg: match &parsed {
@@ -808,7 +601,7 @@ impl Report<'_, '_, '_> {
                     line,
                     ", filter {} {}",
                     escaped(&found.filter.name),
-                    found.basis.0
+                    variant_word(found)
                 );
                 if let Some(Ok(parsed)) = self.parsed() {
                     let (mut bits, mut keys, mut expected) = (0usize, 0usize, 0.0);
@@ -860,8 +653,8 @@ struct TableJson<'r> {
 #[derive(serde::Serialize)]
 struct FilterJson<'r> {
     policy: &'r str,
-    hash_variant: &'r str,
-    hash_variant_basis: &'static str,
+    hash_variant: String,
+    hash_variant_basis: String,
     offset: u64,
     size: usize,
     base_lg: Option<u8>,

@@ -3,10 +3,12 @@
 //! block: verification against a rebuild, probes as LevelDB's lookup makes
 //! them, the false-positive rate measured, and per-filter statistics.
 
+mod detect;
 mod table;
 mod verify;
 
 pub use crate::internal_key::user_key;
+pub use detect::{detect, Basis, Detected, Evidence, FilterFound};
 pub use table::{BlockEntry, Table, TableFilter, FOOTER_LEN};
 pub use verify::{
     bits_per_key_candidates, compare_internal, measure_fpr, probe, variants_for_name,

@@ -57,6 +57,23 @@ pub const ROCKSDB_MAGIC: u64 = 0x88e2_41b7_85f4_cff7;
 /// The magic number of format_version 0, LevelDB's.
 pub const LEGACY_MAGIC: u64 = crate::format::TABLE_MAGIC;
 
+/// Whether `bytes` are a RocksDB table: its footer magic (format_version 1
+/// and later), or LevelDB's (format_version 0) with a RocksDB filter entry
+/// in the metaindex (`fullfilter.` or `partitionedfilter.`).
+pub fn is_rocksdb_table(bytes: &[u8]) -> bool {
+    if bytes
+        .last_chunk::<8>()
+        .is_some_and(|magic| u64::from_le_bytes(*magic) == ROCKSDB_MAGIC)
+    {
+        return true;
+    }
+    Table::open(bytes).is_ok_and(|sst| {
+        sst.filter_name().is_some_and(|name| {
+            name.starts_with("fullfilter.") || name.starts_with("partitionedfilter.")
+        })
+    })
+}
+
 /// The filter names RocksDB 7.8 reads (`<prefix><name>` in the metaindex).
 const BUILTIN_NAMES: [&str; 7] = [
     "rocksdb.BuiltinBloomFilter",

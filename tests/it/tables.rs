@@ -9,7 +9,8 @@ use vectors::{leveldb_dir, leveldb_probes, leveldb_tables};
 use leveldb_filter::format::BlockKind;
 use leveldb_filter::format::Corruption;
 use leveldb_filter::leveldb::{
-    probe, verify_filter, KeyFormat, Probe, VariantFound, Verdict, VerifyOptions,
+    detect, probe, verify_filter, Basis, Evidence, KeyFormat, Probe, VariantFound, Verdict,
+    VerifyOptions,
 };
 use leveldb_filter::leveldb::{Table, FOOTER_LEN};
 use leveldb_filter::{BloomFilterPolicy, Error};
@@ -484,4 +485,76 @@ fn hand_made_statistics_get_a_verdict() {
             }
         }
     }
+}
+
+/// `detect` finds what each golden table was written with: its key format,
+/// and its filter's variant (from the name, or under the old name from a
+/// rebuild, or either where no key tells them apart); the same from the
+/// keys of the blocks that read, as for a lookup.
+#[test]
+fn detection_finds_what_each_table_was_written_with() {
+    for (name, bytes) in leveldb_tables() {
+        let table = Table::open(&bytes).unwrap();
+        let stats = table.key_stats().unwrap();
+        let by_stats = detect(&table, Evidence::Stats(&stats), VerifyOptions::default()).unwrap();
+        let by_reads = detect(&table, Evidence::Reads(None), VerifyOptions::default()).unwrap();
+        let Verdict::Match {
+            variant,
+            key_format,
+            ..
+        } = expected(&name)
+        else {
+            assert!(
+                by_stats.filter.is_none() && by_reads.filter.is_none(),
+                "{name}"
+            );
+            continue;
+        };
+        assert_eq!(by_stats.key_format, key_format, "{name}");
+        assert_eq!(by_reads.key_format, key_format, "{name}");
+        let found = by_stats.filter.unwrap();
+        assert_eq!(found.found, Some(variant), "{name}");
+        let old_name = found.filter.name == BloomFilterPolicy::LEVELDB_LEGACY_NAME;
+        let basis = match variant {
+            VariantFound::Either => Basis::NoKeyTellsApart,
+            _ if old_name => Basis::Rebuilt,
+            _ => Basis::PolicyName,
+        };
+        assert_eq!(found.basis, basis, "{name}");
+        // From the keys as lookups read them: one variant, never a guess
+        // where the keys tell them apart.
+        let read = by_reads.filter.unwrap();
+        match variant {
+            VariantFound::Either => assert_eq!(read.basis, Basis::Guess, "{name}"),
+            _ => assert_eq!(read.found, Some(variant), "{name}: {:?}", read.basis),
+        }
+    }
+}
+
+/// An index entry made unreadable (its shared length past any key) ends
+/// the index's walk there; the handles past it are found again from the
+/// restart points, and only the damaged entry's is lost.
+#[test]
+fn a_damaged_index_entry_loses_only_its_own_block() {
+    let bytes = std::fs::read(leveldb_dir().join("user-4k-r16-none.ldb")).unwrap();
+    let table = Table::open(&bytes).unwrap();
+    let all: Vec<_> = table.index_entries().map(|e| e.unwrap().handle).collect();
+    assert!(all.len() > 8, "{} data blocks", all.len());
+    assert_eq!(table.salvaged_data_handles(), all, "undamaged: the walk");
+    // The index is stored uncompressed; LevelDB's index restarts at every entry.
+    let index = table.index_handle();
+    let contents = &bytes[index.offset as usize..(index.offset + index.size) as usize];
+    let count = u32::from_le_bytes(contents[contents.len() - 4..].try_into().unwrap()) as usize;
+    assert_eq!(count, all.len());
+    let damaged_entry = count / 2;
+    let at = contents.len() - 4 - 4 * count + 4 * damaged_entry;
+    let restart = u32::from_le_bytes(contents[at..at + 4].try_into().unwrap()) as usize;
+    let mut damaged = bytes.clone();
+    damaged[index.offset as usize + restart] = 0x7f; // shared: 127 bytes of no key
+    let table = Table::open_unchecked(&damaged).unwrap();
+    assert!(table.index_entries().any(|e| e.is_err()));
+    let mut want = all.clone();
+    want.remove(damaged_entry);
+    want.sort();
+    assert_eq!(table.salvaged_data_handles(), want);
 }
