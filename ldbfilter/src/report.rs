@@ -1,10 +1,108 @@
-//! What the table commands write, whichever format: answers, errors said
-//! with their file, block handles in JSON.
+//! What the commands write, whichever format: text and paths made safe to
+//! print on one line, one-line JSON, answers, errors said with their file,
+//! block handles in JSON.
 
 use std::io;
 use std::path::Path;
 
 use crate::Failure;
+
+/// Characters no text from a file is printed with as they are: control
+/// characters (C0, DEL and C1, U+0085 NEL among them), the Unicode line and
+/// paragraph separators (line breaks to some readers), and the bidirectional
+/// controls (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069),
+/// which can make a line read in another order than its bytes.
+fn unprintable(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{2028}' | '\u{2029}' | '\u{061c}' | '\u{200e}' | '\u{200f}'
+        )
+        || ('\u{202a}'..='\u{202e}').contains(&c)
+        || ('\u{2066}'..='\u{2069}').contains(&c)
+}
+
+/// Text from a file (or a path) made safe to print on one line: the
+/// [`unprintable`] characters and backslashes become `\u{..}` escapes (a
+/// backslash `\\`), so no byte read from a file can end a line of output,
+/// forge one, or reorder it.
+pub(crate) fn escaped(text: &str) -> std::borrow::Cow<'_, str> {
+    let unsafe_char = |c: char| unprintable(c) || c == '\\';
+    if !text.contains(unsafe_char) {
+        return text.into();
+    }
+    let mut s = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\\' => s.push_str("\\\\"),
+            c if unsafe_char(c) => s.extend(c.escape_unicode()),
+            c => s.push(c),
+        }
+    }
+    s.into()
+}
+
+/// `value` as one line of JSON: serde_json escapes the C0 controls; the
+/// other [`unprintable`] characters, which it leaves (valid JSON, but line
+/// breaks to some readers, such as Python's `str.splitlines` for U+0085),
+/// are escaped too, so that no byte read from a file can start a line of
+/// output or reorder one.
+pub(crate) fn one_line_json(value: &impl serde::Serialize) -> io::Result<String> {
+    let json = serde_json::to_string(value).map_err(io::Error::other)?;
+    if !json.contains(unprintable) {
+        return Ok(json);
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        match c {
+            c if unprintable(c) => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    Ok(out)
+}
+
+/// A path as printed: escaped as [`escaped`] does, and each byte that is not
+/// UTF-8 as `\xNN` (a backslash in the path being `\\`, the two cannot be
+/// confused).
+pub(crate) fn shown(path: &Path) -> String {
+    let bytes = path.as_os_str().as_encoded_bytes();
+    let mut s = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        s.push_str(&escaped(chunk.valid()));
+        for b in chunk.invalid() {
+            s.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    s
+}
+
+/// A path in JSON: `path` as UTF-8 (a byte that is not UTF-8 replaced by
+/// U+FFFD) and, for a path that is not UTF-8, `path_hex`: its bytes, exactly.
+#[derive(serde::Serialize)]
+pub(crate) struct PathJson<'p> {
+    path: std::borrow::Cow<'p, str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    path_hex: Option<String>,
+}
+
+impl<'p> PathJson<'p> {
+    pub(crate) fn new(path: &'p Path) -> Self {
+        let path_hex = path
+            .to_str()
+            .is_none()
+            .then(|| hex(path.as_os_str().as_encoded_bytes()));
+        PathJson {
+            path: path.to_string_lossy(),
+            path_hex,
+        }
+    }
+}
+
+/// `bytes` in lowercase hex.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
 
 /// An error of the table at `path`, said with its path.
 pub(crate) fn table_error(path: &Path) -> impl Fn(leveldb_filter::Error) -> Failure + '_ {
@@ -44,5 +142,28 @@ impl From<leveldb_filter::format::BlockHandle> for HandleJson {
             offset: h.offset,
             size: h.size,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn json_lines_escape_the_unicode_line_separators() {
+        let line = super::one_line_json(&"a\u{2028}b\u{2029}c\nd").unwrap();
+        assert_eq!(line, r#""a\u2028b\u2029c\nd""#);
+        let back: String = serde_json::from_str(&line).unwrap();
+        assert_eq!(back, "a\u{2028}b\u{2029}c\nd");
+    }
+
+    /// NEL (which Python's `str.splitlines` splits on) and the bidi
+    /// controls are escaped in JSON and in text, and read back unchanged.
+    #[test]
+    fn nel_and_bidi_controls_are_escaped() {
+        let name = "a\u{85}b\u{202e}c\u{2066}d\u{200f}e";
+        let line = super::one_line_json(&name).unwrap();
+        assert_eq!(line, r#""a\u0085b\u202ec\u2066d\u200fe""#);
+        let back: String = serde_json::from_str(&line).unwrap();
+        assert_eq!(back, name);
+        assert_eq!(super::escaped(name), r"a\u{85}b\u{202e}c\u{2066}d\u{200f}e");
     }
 }

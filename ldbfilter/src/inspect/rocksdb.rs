@@ -1,41 +1,14 @@
-//! `inspect`, `probe` and `verify` on RocksDB tables (SST files whose
-//! footer ends with RocksDB's magic number).
+//! `inspect` of a RocksDB table: footer, properties, index, each filter's
+//! statistics (the full filter, or each partition), a summary.
 
 use std::io::{self, Write};
 use std::path::Path;
 
-use leveldb_filter::rocksdb::{
-    FilterBits, FilterCheck, FilterReport, Footer, KeyStats, SstFilter, Table, Verdict,
-};
+use leveldb_filter::rocksdb::{self, FilterBits, Footer};
 
-use crate::report::{answer_word, table_error, write_error, HandleJson, PAST_LAST_KEY};
-use crate::{escaped, hex, shown, Failure};
-
-/// The table's filter kind: `full`, `partitioned` or `block-based`.
-fn filter_kind(sst: &Table<'_>) -> &'static str {
-    match sst.filter() {
-        Ok(Some(SstFilter::Full(_))) => "full",
-        Ok(Some(SstFilter::Partitioned(_))) => "partitioned",
-        Ok(Some(SstFilter::BlockBased)) => "block-based",
-        Ok(Some(_)) => "other",
-        Ok(None) => "none",
-        Err(_) => "unreadable",
-    }
-}
-
-/// Each filter of the table (the full filter, or each distinct partition
-/// in file order: one per index entry in a table RocksDB wrote), or none.
-fn filters<'s>(sst: &'s Table<'_>) -> Vec<Result<&'s FilterBits<'s>, String>> {
-    match sst.filter() {
-        Ok(Some(SstFilter::Full(bits))) => vec![Ok(bits)],
-        Ok(Some(SstFilter::Partitioned(partitions))) => partitions
-            .distinct()
-            .map(|(_, p)| p.map_err(ToString::to_string))
-            .collect(),
-        Ok(_) => Vec::new(),
-        Err(e) => vec![Err(e.to_string())],
-    }
-}
+use crate::report::{escaped, hex, one_line_json, shown, write_error, HandleJson, PathJson};
+use crate::tables::{filter_kind, filters, Opened};
+use crate::Failure;
 
 /// One filter's statistics: implementation, size, probes, and from its bits
 /// the share set and the false-positive rate they imply.
@@ -79,37 +52,6 @@ impl Stats {
     }
 }
 
-/// The table, its keys walked, and its filter checked against them.
-fn open<'a>(path: &Path, bytes: &'a [u8]) -> Result<Opened<'a>, Failure> {
-    let sst = Table::open(bytes).map_err(table_error(path))?;
-    let mut range: Option<(Vec<u8>, Vec<u8>)> = None;
-    let walk = sst
-        .for_each_key(|key, _| match &mut range {
-            None => range = Some((key.to_vec(), key.to_vec())),
-            Some((_, last)) => {
-                last.clear();
-                last.extend_from_slice(key);
-            }
-        })
-        .map_err(table_error(path))?;
-    let check = sst.check_filter().map_err(table_error(path))?;
-    Ok(Opened {
-        sst,
-        walk,
-        check,
-        range,
-    })
-}
-
-/// A table read through: its keys walked (the first and last user keys
-/// kept) and its filter checked.
-struct Opened<'a> {
-    sst: Table<'a>,
-    walk: KeyStats,
-    check: Verdict,
-    range: Option<(Vec<u8>, Vec<u8>)>,
-}
-
 /// `inspect`'s first lines, from the footer alone: all it can say of a
 /// table whose body does not read.
 fn footer_lines(
@@ -135,22 +77,29 @@ fn footer_lines(
 
 /// The keys the check put in filter `i` of `count`, where each index
 /// entry names a partition of its own (as in every table RocksDB writes).
-fn keys_of(check: &Verdict, i: usize, count: usize) -> Option<u64> {
+fn keys_of(check: &rocksdb::Verdict, i: usize, count: usize) -> Option<u64> {
     match check {
-        Verdict::Filters(reports) if reports.len() == count => {
+        rocksdb::Verdict::Filters(reports) if reports.len() == count => {
             reports.get(i).filter(|r| r.index == i).map(|r| r.keys)
         }
         _ => None,
     }
 }
 
-pub fn inspect(path: &Path, bytes: &[u8], json: bool, out: &mut dyn Write) -> Result<(), Failure> {
+/// `inspect` of a RocksDB table: its report, or what its footer says before
+/// the error that ends it.
+pub(super) fn report(
+    path: &Path,
+    bytes: &[u8],
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<(), Failure> {
     let Opened {
         sst,
         walk,
         check,
         range,
-    } = match open(path, bytes) {
+    } = match Opened::read(path, bytes) {
         Ok(opened) => opened,
         Err(failure) => {
             // What the footer says, before the error that ends the table.
@@ -176,7 +125,7 @@ pub fn inspect(path: &Path, bytes: &[u8], json: bool, out: &mut dyn Write) -> Re
     let write = |out: &mut dyn Write| -> io::Result<()> {
         if json {
             let report = SstJson {
-                path: crate::PathJson::new(path),
+                path: PathJson::new(path),
                 table: "rocksdb",
                 format_version: footer.format_version,
                 checksum: footer.checksum.to_string(),
@@ -220,7 +169,7 @@ pub fn inspect(path: &Path, bytes: &[u8], json: bool, out: &mut dyn Write) -> Re
                         .collect(),
                 }),
             };
-            return writeln!(out, "{}", crate::one_line_json(&report)?);
+            return writeln!(out, "{}", one_line_json(&report)?);
         }
         footer_lines(path, footer, bytes.len(), out)?;
         let index = footer.index;
@@ -314,108 +263,11 @@ pub fn inspect(path: &Path, bytes: &[u8], json: bool, out: &mut dyn Write) -> Re
     write(out).map_err(|e| Failure::Io("writing stdout".into(), e))
 }
 
-/// The table `probe` answers for.
-pub fn open_for_probes<'a>(path: &Path, bytes: &'a [u8]) -> Result<Table<'a>, Failure> {
-    Table::open(bytes).map_err(table_error(path))
-}
-
-/// A key's `OFFSET may-match|absent`: the data block RocksDB's index points
-/// the key to and whether the filter lets `Get` read it; `- past-last-key`
-/// past the last key, where the table cannot hold it.
-pub fn answer(path: &Path, sst: &Table<'_>, key: &[u8]) -> Result<(String, &'static str), Failure> {
-    Ok(match sst.data_block_for(key).map_err(table_error(path))? {
-        None => ("-".to_string(), PAST_LAST_KEY),
-        Some(handle) => (
-            handle.offset.to_string(),
-            answer_word(sst.key_may_match(key)),
-        ),
-    })
-}
-
-/// One line: `OK` where every filter rebuilds (Bloom) or matches every key
-/// (Ribbon), else what is wrong; whether all is well.
-pub fn verify(path: &Path, bytes: &[u8]) -> Result<(String, bool), Failure> {
-    let Opened { sst, check, .. } = open(path, bytes)?;
-    let shown = shown(path);
-    let name = sst.filter_name().map(escaped).unwrap_or_default();
-    let reports = match check {
-        Verdict::NoFilter => return Ok((format!("{shown}: no filter block"), true)),
-        Verdict::NotChecked { why } => {
-            return Ok((format!("{shown}: NOT CHECKED {name}: {why}"), false))
-        }
-        Verdict::Filters(reports) => reports,
-        _ => return Ok((format!("{shown}: NOT CHECKED {name}"), false)),
-    };
-    if let Some(bad) = reports.iter().find_map(mismatch) {
-        return Ok((format!("{shown}: MISMATCH {name}: {bad}"), false));
-    }
-    let implementations: std::collections::BTreeSet<&str> = filters(&sst)
-        .into_iter()
-        .flatten()
-        .map(|bits| bits.implementation())
-        .collect();
-    let implementations: Vec<&str> = implementations.into_iter().collect();
-    let mut line = format!(
-        "{shown}: OK {name} {} {} fv{}",
-        filter_kind(&sst),
-        implementations.join("+"),
-        sst.footer().format_version
-    );
-    let count = |f: fn(&FilterCheck) -> bool| reports.iter().filter(|r| f(&r.check)).count();
-    let rebuilt = count(|c| matches!(c, FilterCheck::Built { .. } | FilterCheck::Rebuilt));
-    if sst.footer().format_version >= 6 && rebuilt > 0 {
-        // RocksDB 9.2 and later may size a filter to what the allocator
-        // gives (`optimize_filters_for_memory`): no bits per key is implied.
-        line.push_str(&format!(
-            " ({rebuilt} of {} rebuilt at their stored sizes)",
-            reports.len()
-        ));
-        let matched = count(|c| matches!(c, FilterCheck::EveryKeyMatches));
-        if matched > 0 {
-            line.push_str(&format!(" ({matched} not rebuilt: every key matches)"));
-        }
-        return Ok((line, true));
-    }
-    // The bits per key every rebuilt filter agrees on.
-    let ranges = reports.iter().filter_map(|r| match r.check {
-        FilterCheck::Built { bits_per_key } => Some(bits_per_key),
-        _ => None,
-    });
-    let agreed = ranges.reduce(|(lo, hi), (l, h)| (lo.max(l), hi.min(h)));
-    match agreed {
-        Some((lo, hi)) if lo <= hi && lo == hi => line.push_str(&format!(" bits/key {lo}")),
-        Some((lo, hi)) if lo <= hi => line.push_str(&format!(" bits/key {lo}..{hi}")),
-        Some(_) => line.push_str(" (partitions built at different bits per key)"),
-        None => {}
-    }
-    let matched = count(|c| matches!(c, FilterCheck::EveryKeyMatches));
-    if matched > 0 {
-        line.push_str(&format!(
-            " ({matched} of {} filters not rebuilt: every key matches)",
-            reports.len()
-        ));
-    }
-    let rebuilt = count(|c| matches!(c, FilterCheck::Rebuilt));
-    if rebuilt > 0 {
-        line.push_str(&format!(
-            " ({rebuilt} rebuilt at their stored size, which RocksDB 7.8's sizing does not give)"
-        ));
-    }
-    Ok((line, true))
-}
-
-fn mismatch(report: &FilterReport) -> Option<String> {
-    match &report.check {
-        FilterCheck::Mismatch { what } => Some(format!("filter {}: {what}", report.index)),
-        _ => None,
-    }
-}
-
 /// `inspect --json`'s object for a RocksDB table.
 #[derive(serde::Serialize)]
 struct SstJson<'a> {
     #[serde(flatten)]
-    path: crate::PathJson<'a>,
+    path: PathJson<'a>,
     table: &'static str,
     format_version: u32,
     checksum: String,
