@@ -21,11 +21,10 @@ pub(crate) fn legacy_hash(key: &[u8]) -> u32 {
     hash(key, SEED, HashVariant::Signed)
 }
 
-/// RocksDB's sanitized bits per key, in thousandths
-/// (`BloomLikeFilterPolicy`'s constructor): 0 below 0.5 (no filter), at
-/// least 1, below 100, rounded with a nudge up.
-fn millibits(bits_per_key: f64) -> u32 {
-    let bits = if bits_per_key < 0.5 {
+/// RocksDB's sanitized bits per key (`BloomLikeFilterPolicy`'s
+/// constructor): 0 below 0.5 (no filter), at least 1, below 100.
+pub(crate) fn sanitized(bits_per_key: f64) -> f64 {
+    if bits_per_key < 0.5 {
         0.0
     } else if bits_per_key < 1.0 {
         1.0
@@ -33,12 +32,16 @@ fn millibits(bits_per_key: f64) -> u32 {
         bits_per_key
     } else {
         100.0
-    };
-    (bits * 1000.0 + 0.500001) as u32
+    }
+}
+
+/// The sanitized bits per key in thousandths, rounded with a nudge up.
+pub(crate) fn millibits(bits_per_key: f64) -> u32 {
+    (sanitized(bits_per_key) * 1000.0 + 0.500001) as u32
 }
 
 /// Hashes in the order given, a hash equal to the one before it dropped.
-fn distinct<'k, H: PartialEq>(
+pub(crate) fn distinct<'k, H: PartialEq>(
     keys: impl IntoIterator<Item = &'k [u8]>,
     hash: impl Fn(&[u8]) -> H,
 ) -> Vec<H> {
@@ -84,16 +87,27 @@ impl FastLocalBloomBuilder {
         if self.millibits_per_key == 0 {
             return Vec::new();
         }
-        let hashes = distinct(keys, hash64);
-        let raw = (hashes.len() as u64 * u64::from(self.millibits_per_key)).div_ceil(8000);
-        let len = (raw.min(0xffff_ffc0) as usize + 63) & !63;
-        let mut filter = vec![0; len];
-        for h in hashes {
-            fast_local_add(&mut filter, self.probes(), h);
-        }
-        filter.extend_from_slice(&[0xff, 0, self.probes() as u8, 0, 0]);
-        filter
+        fast_local_build(self.millibits_per_key, &distinct(keys, hash64))
     }
+}
+
+/// A FastLocalBloom filter of the entries RocksDB's builder holds (XXPH3
+/// hashes, none equal to the one before), at `millibits` per key.
+pub(crate) fn fast_local_build(millibits: u32, hashes: &[u64]) -> Vec<u8> {
+    let probes = fast_local_probes(millibits);
+    let mut filter = vec![0; fast_local_len(hashes.len() as u64, millibits) as usize];
+    for &h in hashes {
+        fast_local_add(&mut filter, probes, h);
+    }
+    filter.extend_from_slice(&[0xff, 0, probes as u8, 0, 0]);
+    filter
+}
+
+/// A FastLocalBloom bit array's bytes for `n` keys: their bits rounded up
+/// to whole 64-byte blocks, short of 4 GiB.
+pub(crate) fn fast_local_len(n: u64, millibits: u32) -> u64 {
+    let raw = (n * u64::from(millibits)).div_ceil(8000);
+    (raw.min(0xffff_ffc0) + 63) & !63
 }
 
 /// `FastLocalBloomImpl::ChooseNumProbes`.

@@ -3,7 +3,7 @@
 //! compared byte for byte; a Ribbon filter, which is not rebuilt, probed
 //! with every key.
 
-use super::build::{fast_local_probes, legacy_lines, legacy_probes};
+use super::build::{fast_local_len, fast_local_probes, legacy_lines, legacy_probes};
 use super::{FilterBits, SstFilter, Table};
 use crate::format::BlockHandle;
 use crate::Error;
@@ -520,7 +520,7 @@ fn built_by(bits: &FilterBits<'_>, n: u64) -> Option<(f64, f64)> {
             };
             (lo..=hi)
                 .filter(|&m| fast_local_probes(m) == probes)
-                .filter(|&m| ((n * u64::from(m)).div_ceil(8000).min(0xffff_ffc0) + 63) & !63 == len)
+                .filter(|&m| fast_local_len(n, m) == len)
                 .map(|m| f64::from(m) / 1000.0)
                 .collect()
         }

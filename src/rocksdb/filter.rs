@@ -4,6 +4,7 @@
 //! not know, "no" for a payload of 1 to 5 bytes.
 
 use super::build::{fast_local_add, fast_local_bits, legacy_add, legacy_bits, legacy_hash};
+use super::ribbon::{layout, Hasher};
 use super::xxph3::hash64;
 
 /// The implementation a full filter (or a partition of one) is read with,
@@ -251,27 +252,13 @@ fn is_set(data: &[u8], bit: usize) -> bool {
 /// row against the solution's columns at its start; each column's parity
 /// must equal a bit of the key's expected result.
 fn ribbon_may_match(data: &[u8], seed: u8, blocks: u32, key: &[u8]) -> bool {
-    let segments = data.len() / 16;
     let blocks = blocks as usize;
-    let starts = (blocks * 128 - 127) as u64;
-    let mut upper_cols = segments.div_ceil(blocks);
-    let mut upper_start_block = upper_cols * blocks - segments;
-    if upper_cols > 32 {
-        upper_cols = 32;
-        upper_start_block = 0;
-    }
+    let (upper_cols, upper_start_block) = layout(blocks, data.len());
     if upper_cols == 0 {
         return true;
     }
-    let mut raw_seed = u64::from(seed).wrapping_mul(0xc782_19a2_3eea_dd03);
-    raw_seed ^= (raw_seed & 0xf0f0_f0f0_f0f0_f0f0) >> 4;
-    let raw_seed = raw_seed as u32;
-    let h = (hash64(key) ^ u64::from(raw_seed)).wrapping_mul(0x6193_d459_236a_3a0d);
-    let start = ((u128::from(h) * u128::from(starts)) >> 64) as usize;
-    let a = h.wrapping_mul(0xc28f_8282_2b65_0bed);
-    let coeffs = ((u128::from(a) << 64) ^ u128::from(a ^ 0xc367_844a_6e52_731d)) | 1;
-    let expected = a.swap_bytes() as u32;
-    let (block, bit) = (start / 128, start % 128);
+    let row = Hasher::new(u32::from(seed), blocks * 128).row(hash64(key));
+    let (block, bit) = (row.start / 128, row.start % 128);
     let cols = upper_cols - usize::from(block < upper_start_block);
     let first = block * upper_cols - block.min(upper_start_block);
     let segment = |i: usize| -> Option<u128> {
@@ -280,16 +267,16 @@ fn ribbon_may_match(data: &[u8], seed: u8, blocks: u32, key: &[u8]) -> bool {
     };
     for i in 0..cols {
         let v = if bit == 0 {
-            segment(first + i).map(|s| s & coeffs)
+            segment(first + i).map(|s| s & row.coeffs)
         } else {
             segment(first + i)
                 .zip(segment(first + cols + i))
-                .map(|(lo, hi)| (lo & (coeffs << bit)) ^ (hi & (coeffs >> (128 - bit))))
+                .map(|(lo, hi)| (lo & (row.coeffs << bit)) ^ (hi & (row.coeffs >> (128 - bit))))
         };
         // A solution shorter than its layout says: RocksDB would read past
         // it; may match.
         let Some(v) = v else { return true };
-        if (v.count_ones() & 1) != (expected >> i) & 1 {
+        if (v.count_ones() & 1) != (row.result >> i) & 1 {
             return false;
         }
     }

@@ -28,6 +28,7 @@ mod build;
 mod check;
 mod cursor;
 mod filter;
+mod ribbon;
 mod xxph3;
 
 use std::borrow::Cow;
@@ -38,6 +39,7 @@ use std::rc::Rc;
 
 pub use build::{FastLocalBloomBuilder, LegacyBloomBuilder};
 pub use check::{FilterCheck, FilterReport, Verdict};
+pub use ribbon::RibbonBuilder;
 
 use check::Prefix;
 pub use filter::FilterBits;

@@ -1,0 +1,358 @@
+//! Standard128Ribbon, built byte for byte as RocksDB's
+//! `Standard128RibbonBitsBuilder` builds it (table/block_based/filter_policy.cc,
+//! util/ribbon_alg.h, util/ribbon_impl.h, util/ribbon_config.cc; the same in
+//! RocksDB 7.8 and 11): each key's 64-bit hash is a row of a linear system
+//! over GF(2), 128 coefficients wide from a start slot, whose solution is
+//! stored column by column; a key may match where its row times the
+//! solution gives its expected result bits.
+//!
+//! A filter is a function of the set of hashes, the first of them (which
+//! picks the first seed tried and a rounding bias), the number of slots
+//! (from the count) and the length (from the bits per key): the order of
+//! the other hashes does not change a byte.
+//!
+//! ```
+//! use leveldb_filter::rocksdb::{FilterBits, RibbonBuilder};
+//! let keys: Vec<Vec<u8>> = (0..1000u32).map(|i| i.to_le_bytes().to_vec()).collect();
+//! let filter = RibbonBuilder::new(10.0).build(keys.iter().map(Vec::as_slice));
+//! assert_eq!(filter.len(), 885); // 1,024 slots, 7 or 6 columns each
+//! let bits = FilterBits::parse(&filter);
+//! assert_eq!(bits.implementation(), "Standard128Ribbon");
+//! assert!(keys.iter().all(|key| bits.may_match(key)));
+//! ```
+
+use super::build::{
+    distinct, fast_local_build, fast_local_len, fast_local_probes, millibits, sanitized,
+};
+use super::xxph3::hash64;
+
+/// Slots per block, the width of a coefficient row.
+const COEFF_BITS: usize = 128;
+
+/// Entries past which RocksDB builds a Bloom filter (`kMaxRibbonEntries`).
+const MAX_ENTRIES: usize = 950_000_000;
+
+/// Seeds tried before a Bloom filter is built instead.
+const SEEDS: u32 = 256;
+
+/// One seed's hashing of a key hash into a row of the system
+/// (`StandardHasher` over `StandardRehasherAdapter`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Hasher {
+    raw_seed: u32,
+    starts: u64,
+}
+
+/// A row: its start slot, 128 coefficients from there (the first always
+/// 1), and the 32 result bits a key expects.
+pub(crate) struct Row {
+    pub(crate) start: usize,
+    pub(crate) coeffs: u128,
+    pub(crate) result: u32,
+}
+
+impl Hasher {
+    /// The hasher of ordinal seed `seed` (0 to 255, what the filter
+    /// stores) for `slots` slots, `slots - 127` of which can start a row.
+    pub(crate) fn new(seed: u32, slots: usize) -> Hasher {
+        let mut raw = u64::from(seed).wrapping_mul(0xc782_19a2_3eea_dd03);
+        raw ^= (raw & 0xf0f0_f0f0_f0f0_f0f0) >> 4;
+        Hasher {
+            raw_seed: raw as u32,
+            starts: (slots - (COEFF_BITS - 1)) as u64,
+        }
+    }
+
+    /// The row of a key hashed (by XXPH3) to `key_hash`.
+    pub(crate) fn row(&self, key_hash: u64) -> Row {
+        let h = (key_hash ^ u64::from(self.raw_seed)).wrapping_mul(0x6193_d459_236a_3a0d);
+        let a = h.wrapping_mul(0xc28f_8282_2b65_0bed);
+        Row {
+            start: ((u128::from(h) * u128::from(self.starts)) >> 64) as usize,
+            coeffs: ((u128::from(a) << 64) ^ u128::from(a ^ 0xc367_844a_6e52_731d)) | 1,
+            result: a.swap_bytes() as u32,
+        }
+    }
+}
+
+/// How a solution of `blocks` blocks in `data_len` bytes lays out its
+/// columns (`InternalConfigure`): every block has `upper_cols` columns but
+/// the first `upper_start_block`, which have one fewer; at most 32.
+pub(crate) fn layout(blocks: usize, data_len: usize) -> (usize, usize) {
+    let segments = data_len / 16;
+    if blocks == 0 {
+        return (0, 0);
+    }
+    let upper_cols = segments.div_ceil(blocks);
+    if upper_cols > 32 {
+        // The bytes past 32 columns a block are never read.
+        return (32, 0);
+    }
+    (upper_cols, upper_cols * blocks - segments)
+}
+
+/// `BloomMath::StandardFpRate`.
+fn standard_fp_rate(bits_per_key: f64, probes: u32) -> f64 {
+    let k = f64::from(probes);
+    (1.0 - (-k / bits_per_key).exp()).powf(k)
+}
+
+/// `BloomMath::CacheLocalFpRate` for 512-bit cache lines: the rate of a
+/// line one standard deviation fuller and one emptier than the mean,
+/// averaged.
+fn cache_local_fp_rate(bits_per_key: f64, probes: u32) -> f64 {
+    if bits_per_key <= 0.0 {
+        return 1.0;
+    }
+    let keys_per_line = 512.0 / bits_per_key;
+    let sd = keys_per_line.sqrt();
+    let crowded = standard_fp_rate(512.0 / (keys_per_line + sd), probes);
+    let uncrowded = standard_fp_rate(512.0 / (keys_per_line - sd), probes);
+    (crowded + uncrowded) / 2.0
+}
+
+/// `BandingConfigHelperData<kOneIn20, 128, false>::kKnownToAddByPow2`:
+/// the keys that `2^i` slots take with a 1 in 20 chance of no seed.
+const KNOWN_TO_ADD: [f64; 18] = [
+    0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 248.851, 499.532, 1001.26, 2003.97, 4005.59, 8000.39,
+    15966.6, 31828.1, 63447.3, 126506.0,
+];
+
+/// `FactorForLarge`: slots per key past the table, growing with log2.
+fn factor_for_large(log2: f64) -> f64 {
+    let last = KNOWN_TO_ADD.len() - 1;
+    let final_known = (1u32 << last) as f64 / KNOWN_TO_ADD[last];
+    final_known - last as f64 * 0.0038 + log2 * 0.0038
+}
+
+/// `GetNumToAddForPow2`.
+fn keys_for_pow2(log2: u32) -> f64 {
+    match KNOWN_TO_ADD.get(log2 as usize) {
+        Some(&known) => known,
+        None => (1u64 << log2) as f64 / factor_for_large(f64::from(log2)),
+    }
+}
+
+/// `BandingConfigHelper1MaybeSupported::GetNumSlots`: slots for `n` keys,
+/// interpolated between the powers of two whose key counts bracket it.
+fn slots_for(n: u32) -> u32 {
+    if n == 0 {
+        return 0;
+    }
+    // RocksDB's constant, not quite log2(e): it only picks the bracket.
+    #[allow(clippy::approx_constant)]
+    let log2 = f64::from(n).ln() * 1.442_695_040_9;
+    let mut at = (log2 + 0.5) as u32;
+    let mut lower = keys_for_pow2(at);
+    if at == 0 || lower == 0.0 {
+        return 2 * COEFF_BITS as u32;
+    }
+    let upper;
+    if f64::from(n) < lower {
+        upper = lower;
+        at -= 1;
+        lower = keys_for_pow2(at);
+    } else {
+        upper = keys_for_pow2(at + 1);
+    }
+    let portion = (f64::from(n) - lower) / (upper - lower);
+    let lower_slots = (1u64 << at) as f64;
+    (portion * lower_slots + lower_slots + 0.999_999_999) as u32
+}
+
+/// The slots of a filter of `n` entries: rounded up to whole blocks, at
+/// least two (`NumEntriesToNumSlots`, `RoundUpNumSlots`).
+pub(crate) fn num_slots(n: u32) -> usize {
+    let slots = (slots_for(n) as usize).next_multiple_of(COEFF_BITS);
+    slots.max(2 * COEFF_BITS)
+}
+
+/// `GetBytesForOneInFpRate`: the solution's bytes for `slots` slots and a
+/// false-positive rate of 1 in `one_in`: `log2(one_in)` columns, the blocks
+/// from `upper_start_block` on one more, in the proportion that makes the
+/// rate, the cut nudged by `bias` (the first hash's upper 32 bits).
+fn solution_bytes(slots: usize, one_in: f64, bias: u32) -> usize {
+    let fp = 1.0 / one_in;
+    if !(one_in > 1.0 && fp < 1.0) {
+        return 16;
+    }
+    if one_in > f64::from(u32::MAX) {
+        return slots * 4;
+    }
+    let lower_cols = (one_in as u32).ilog2() as i32;
+    let lower_fp = 2f64.powi(-lower_cols);
+    let upper_fp = 2f64.powi(-(lower_cols + 1));
+    let lower_portion = (fp - upper_fp) / (lower_fp - upper_fp);
+    let bias = (f64::from(bias) + 0.5) / 4_294_967_296.0;
+    let starts = (slots - (COEFF_BITS - 1)) as f64;
+    let upper_start_block = ((lower_portion * starts + bias) / COEFF_BITS as f64) as usize;
+    let blocks = slots / COEFF_BITS;
+    let segments = blocks * lower_cols as usize + (blocks - upper_start_block);
+    segments * 16
+}
+
+/// RocksDB's Standard128Ribbon filter (`NewRibbonFilterPolicy`), byte for
+/// byte, with its fallbacks to FastLocalBloom: for over 950 million keys,
+/// for fewer than 1,024 slots where Bloom is smaller, and where none of 256
+/// seeds solves the system.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RibbonBuilder {
+    bits_per_key: f64,
+    millibits_per_key: u32,
+    one_in: f64,
+}
+
+impl RibbonBuilder {
+    /// As `NewRibbonFilterPolicy(bits_per_key)` builds where it builds
+    /// Ribbon (below its `bloom_before_level`: all but a flush by default):
+    /// the false-positive rate of FastLocalBloom at these bits per key, in
+    /// about 30% less space. Bits per key as RocksDB sanitizes them: none
+    /// below 0.5, then at least 1 and below 100.
+    pub fn new(bits_per_key: f64) -> Self {
+        let bits = sanitized(bits_per_key);
+        let millibits = millibits(bits_per_key);
+        RibbonBuilder {
+            bits_per_key: bits,
+            millibits_per_key: millibits,
+            one_in: 1.0 / cache_local_fp_rate(bits, fast_local_probes(millibits)),
+        }
+    }
+
+    /// Bits per key in thousandths, as RocksDB rounds them (those of the
+    /// Bloom filter it falls back to).
+    pub fn millibits_per_key(&self) -> u32 {
+        self.millibits_per_key
+    }
+
+    /// The false-positive rate aimed at, as 1 in this many.
+    pub fn one_in_fp_rate(&self) -> f64 {
+        self.one_in
+    }
+
+    /// The filter's bytes (the solution, or a Bloom filter, then 5 bytes of
+    /// metadata) for `keys` in the order the table adds them (a key whose
+    /// hash equals the one before is added once); empty for no keys, or a
+    /// policy of under half a bit per key, for which RocksDB writes none.
+    pub fn build<'k>(&self, keys: impl IntoIterator<Item = &'k [u8]>) -> Vec<u8> {
+        self.build_hashes(&distinct(keys, hash64))
+    }
+
+    /// [`build`](Self::build) from the entries RocksDB's builder holds:
+    /// XXPH3 hashes, none equal to the one before it.
+    pub(crate) fn build_hashes(&self, hashes: &[u64]) -> Vec<u8> {
+        let Some(&first) = hashes.first() else {
+            return Vec::new();
+        };
+        if self.millibits_per_key == 0 {
+            return Vec::new();
+        }
+        let bloom = || fast_local_build(self.millibits_per_key, hashes);
+        if hashes.len() > MAX_ENTRIES {
+            return bloom();
+        }
+        let slots = num_slots(hashes.len() as u32);
+        let len = solution_bytes(slots, self.one_in, (first >> 32) as u32) + 5;
+        let bloom_len = fast_local_len(hashes.len() as u64, self.millibits_per_key) as usize + 5;
+        if slots < 1024 && bloom_len < len {
+            return bloom();
+        }
+        solve(hashes, slots, len).unwrap_or_else(bloom)
+    }
+}
+
+/// The filter of `hashes` in `slots` slots and `len` bytes (metadata
+/// included), by the first seed from the first hash's low byte on that
+/// solves the system; `None` where none of 256 does.
+pub(crate) fn solve(hashes: &[u64], slots: usize, len: usize) -> Option<Vec<u8>> {
+    let first = *hashes.first()?;
+    let mut banding = Banding::new(slots);
+    let start = first as u32 & 0xff;
+    let seed = (0..SEEDS)
+        .map(|i| (start + i) % SEEDS)
+        .find(|&seed| banding.add_all(Hasher::new(seed, slots), hashes))?;
+    let mut filter = vec![0; len];
+    let (solution, meta) = filter.split_at_mut(len - 5);
+    banding.back_substitute(solution);
+    let blocks = (slots / COEFF_BITS) as u32;
+    meta[0] = 0xfe;
+    meta[1] = seed as u8;
+    meta[2..].copy_from_slice(&blocks.to_le_bytes()[..3]);
+    Some(filter)
+}
+
+/// The system in echelon form as rows are added (`StandardBanding`): each
+/// slot holds no row, or one whose first coefficient is at that slot.
+struct Banding {
+    coeffs: Vec<u128>,
+    results: Vec<u32>,
+}
+
+impl Banding {
+    fn new(slots: usize) -> Banding {
+        Banding {
+            coeffs: vec![0; slots],
+            results: vec![0; slots],
+        }
+    }
+
+    /// Adds every hash's row (`BandingAddRange`), from an empty system:
+    /// false at the first row that contradicts the others.
+    fn add_all(&mut self, hasher: Hasher, hashes: &[u64]) -> bool {
+        self.coeffs.fill(0);
+        self.results.fill(0);
+        hashes.iter().all(|&h| self.add(hasher.row(h)))
+    }
+
+    /// `BandingAdd`: the row reduced by the rows at its leading slots until
+    /// it leads at an empty slot (stored), or vanishes: consistent only
+    /// where its 32 result bits vanish too (a repeated key).
+    fn add(&mut self, row: Row) -> bool {
+        let (mut at, mut coeffs, mut result) = (row.start, row.coeffs, row.result);
+        loop {
+            let stored = self.coeffs[at];
+            if stored == 0 {
+                self.coeffs[at] = coeffs;
+                self.results[at] = result;
+                return true;
+            }
+            coeffs ^= stored;
+            result ^= self.results[at];
+            if coeffs == 0 {
+                return result == 0;
+            }
+            let skip = coeffs.trailing_zeros();
+            at += skip as usize;
+            coeffs >>= skip;
+        }
+    }
+
+    /// `InterleavedBackSubst`: the solution, from the last slot to the
+    /// first, written block by block into `out`, each block's columns as
+    /// 16-byte segments (bit `k` of a segment: slot `k` of the block).
+    fn back_substitute(&self, out: &mut [u8]) {
+        let blocks = self.coeffs.len() / COEFF_BITS;
+        let (upper_cols, upper_start_block) = layout(blocks, out.len());
+        let mut state = [0u128; 32];
+        let mut segment = upper_cols * blocks - upper_start_block;
+        for block in (0..blocks).rev() {
+            let cols = upper_cols - usize::from(block < upper_start_block);
+            let slots = block * COEFF_BITS..(block + 1) * COEFF_BITS;
+            for (&coeffs, &result) in self.coeffs[slots.clone()]
+                .iter()
+                .zip(&self.results[slots])
+                .rev()
+            {
+                for (j, column) in state[..cols].iter_mut().enumerate() {
+                    let shifted = *column << 1;
+                    let bit = ((shifted & coeffs).count_ones() ^ (result >> j)) & 1;
+                    *column = shifted | u128::from(bit);
+                }
+            }
+            segment -= cols;
+            for (j, column) in state[..cols].iter().enumerate() {
+                let at = 16 * (segment + j);
+                out[at..at + 16].copy_from_slice(&column.to_le_bytes());
+            }
+        }
+    }
+}
