@@ -1,5 +1,5 @@
 //! `verify`: each table's filter rebuilt from its keys and compared byte
-//! for byte (RocksDB's Ribbon filters: every key matches).
+//! for byte.
 
 use std::path::{Path, PathBuf};
 
@@ -71,8 +71,8 @@ fn leveldb_line(
     Ok((line, ok))
 }
 
-/// A RocksDB table's line: `OK` where every filter rebuilds (Bloom) or
-/// matches every key (Ribbon), else what is wrong; whether all is well.
+/// A RocksDB table's line: `OK` where every filter rebuilds, else what is
+/// wrong; whether all is well.
 fn rocksdb_line(path: &Path, bytes: &[u8]) -> Result<(String, bool), Failure> {
     let Opened { sst, check, .. } = Opened::read(path, bytes)?;
     let shown = shown(path);

@@ -1,9 +1,10 @@
 //! Checking a RocksDB table's filter against the table's own keys: each
 //! Bloom filter (or partition) rebuilt from the keys RocksDB put in it and
-//! compared byte for byte; a Ribbon filter, which is not rebuilt, probed
-//! with every key.
+//! compared byte for byte; each Ribbon filter solved again from the keys'
+//! hashes and compared byte for byte.
 
 use super::build::{fast_local_len, fast_local_probes, legacy_lines, legacy_probes};
+use super::ribbon::{num_slots, sized_by, solve};
 use super::{FilterBits, SstFilter, Table};
 use crate::format::BlockHandle;
 use crate::Error;
@@ -38,7 +39,7 @@ pub enum FilterCheck {
     /// per key of RocksDB 7.8's default sizing gives that size for these
     /// keys (another writer's sizing, or `optimize_filters_for_memory`).
     Rebuilt,
-    /// Not rebuilt (a Ribbon filter, or a filter of fixed answer), and every
+    /// Not rebuilt (a filter of fixed answer), and every
     /// key of the table matches it.
     EveryKeyMatches,
     /// The stored filter differs from its rebuild (or, for a filter not
@@ -125,8 +126,9 @@ impl Prefix {
 impl Table<'_> {
     /// Checks the table's filter against the table's keys (see the module
     /// notes): each Bloom filter rebuilt and compared, each Ribbon filter
-    /// probed with every key. One pass over the keys, holding one rebuilt
-    /// filter at a time. Errors are the table's (a block that does not
+    /// solved again from its entries' hashes and compared. One pass over
+    /// the keys, holding one rebuilt filter (a Ribbon filter's hashes, 8
+    /// bytes an entry, then its system, 20 bytes a slot) at a time. Errors are the table's (a block that does not
     /// read); a filter that does not read is a [`FilterCheck::Mismatch`].
     ///
     /// The keys each filter gets are as the writer's `FullFilterBlockBuilder`
@@ -358,13 +360,17 @@ enum Writer {
     Since96,
 }
 
-/// One filter rebuilt key by key: its bits set again (Bloom), or its keys
-/// probed (Ribbon and fixed answers).
+/// One filter rebuilt key by key: its bits set again (Bloom), or its
+/// entries' hashes kept to solve again (Ribbon), or its keys probed (fixed
+/// answers).
 #[derive(Debug)]
 struct Rebuild<'f> {
     /// The stored filter, or why it does not read.
     bits: Result<&'f FilterBits<'f>, String>,
     out: Vec<u8>,
+    /// A Ribbon filter's entries as RocksDB's builder holds them, up to one
+    /// more than its slots (past which it cannot be the filter's).
+    hashes: Vec<u64>,
     keys: u64,
     /// Hashes as RocksDB's builder counts them: the same one in a row
     /// once; `last_hash` is the last counted, `last_alt` the last prefix
@@ -392,6 +398,7 @@ impl<'f> Rebuild<'f> {
         Rebuild {
             bits,
             out: Vec::new(),
+            hashes: Vec::new(),
             keys: 0,
             distinct: 0,
             last_hash: None,
@@ -404,8 +411,19 @@ impl<'f> Rebuild<'f> {
     fn add(&mut self, key: &[u8]) {
         if let Some(h) = self.set(key) {
             if self.last_hash != Some(h) {
-                self.distinct += 1;
-                self.last_hash = Some(h);
+                self.count(h);
+            }
+        }
+    }
+
+    /// An entry of the filter, as RocksDB's builder counts (and for a
+    /// Ribbon filter, holds) it.
+    fn count(&mut self, h: u64) {
+        self.distinct += 1;
+        self.last_hash = Some(h);
+        if let Ok(&FilterBits::Ribbon { blocks, .. }) = self.bits {
+            if self.hashes.len() <= blocks as usize * 128 {
+                self.hashes.push(h);
             }
         }
     }
@@ -420,13 +438,11 @@ impl<'f> Rebuild<'f> {
         };
         let (last, last_alt) = (self.last_hash, self.last_alt);
         if Some(a) != last_alt && a != k && Some(a) != last {
-            self.distinct += 1;
-            self.last_hash = Some(a);
+            self.count(a);
         }
         self.last_alt = Some(a);
         if Some(k) != last && Some(k) != last_alt {
-            self.distinct += 1;
-            self.last_hash = Some(k);
+            self.count(k);
         }
     }
 
@@ -435,6 +451,9 @@ impl<'f> Rebuild<'f> {
     fn set(&mut self, key: &[u8]) -> Option<u64> {
         let Ok(bits) = self.bits else { return None };
         let h = bits.set_key(&mut self.out, key).or_else(|| {
+            if matches!(bits, FilterBits::Ribbon { .. }) {
+                return bits.key_hash(key);
+            }
             if self.unmatched.is_none() && !bits.may_match(key) {
                 self.unmatched = Some(self.keys);
             }
@@ -470,6 +489,14 @@ impl<'f> Rebuild<'f> {
             bytes: stored_len(bits),
             check,
         };
+        if let FilterBits::Ribbon { data, blocks, .. } = *bits {
+            return report(ribbon_check(
+                &self.hashes,
+                data.len() + 5,
+                blocks as usize * 128,
+                bits,
+            ));
+        }
         if !bits.rebuilt() {
             return report(match self.unmatched {
                 None => FilterCheck::EveryKeyMatches,
@@ -531,4 +558,47 @@ fn built_by(bits: &FilterBits<'_>, n: u64) -> Option<(f64, f64)> {
         _ => Vec::new(),
     };
     Some((*fits.first()?, *fits.last()?))
+}
+
+/// A Ribbon filter solved again from its entries (`hashes`, in the order
+/// RocksDB added them) at its stored size, and compared byte for byte; then
+/// the bits per key at which RocksDB's sizing gives that size.
+fn ribbon_check(hashes: &[u64], len: usize, slots: usize, stored: &FilterBits<'_>) -> FilterCheck {
+    let mismatch = |what| FilterCheck::Mismatch { what };
+    let n = hashes.len();
+    if n > slots || num_slots(n as u32) != slots {
+        return mismatch(format!(
+            "{n} entries make a Ribbon filter of {} slots, the stored one has {slots}",
+            if n > slots {
+                "more".to_string()
+            } else {
+                num_slots(n as u32).to_string()
+            }
+        ));
+    }
+    let Some(rebuilt) = solve(hashes, slots, len) else {
+        return mismatch(format!(
+            "no seed solves the filter's {n} entries in {slots} slots (RocksDB builds Bloom then)"
+        ));
+    };
+    let (data, seed) = match *stored {
+        FilterBits::Ribbon { data, seed, .. } => (data, seed),
+        _ => (&[][..], 0),
+    };
+    if let Some(at) = data.iter().zip(&rebuilt).position(|(a, b)| a != b) {
+        return mismatch(format!(
+            "the filter solved again from its {n} entries differs from the stored one at byte {at} of {}",
+            data.len()
+        ));
+    }
+    if rebuilt[len - 4] != seed {
+        return mismatch(format!(
+            "the filter's entries are solved by seed {}, the stored one says {seed}",
+            rebuilt[len - 4]
+        ));
+    }
+    match sized_by(hashes[0], slots, len) {
+        Some(bits_per_key) => FilterCheck::Built { bits_per_key },
+        None => FilterCheck::Rebuilt,
+    }
 }

@@ -191,13 +191,52 @@ fn solution_bytes(slots: usize, one_in: f64, bias: u32) -> usize {
     segments * 16
 }
 
+/// The false-positive rate RocksDB aims at for `bits_per_key`, as 1 in
+/// this many: FastLocalBloom's at those bits per key.
+fn one_in_for(bits_per_key: f64) -> f64 {
+    let bits = sanitized(bits_per_key);
+    1.0 / cache_local_fp_rate(bits, fast_local_probes(millibits(bits_per_key)))
+}
+
+/// [`one_in_for`] at each thousandth of a bit per key from 1 to 100, with
+/// the thousandths, in the order of the aims (which falls a little where
+/// another probe count starts), computed once: the aims a stored size is
+/// searched among.
+fn aims() -> &'static [(f64, u32)] {
+    static TABLE: std::sync::OnceLock<Vec<(f64, u32)>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut aims: Vec<(f64, u32)> = (1000..=100_000)
+            .map(|m| (one_in_for(f64::from(m) / 1000.0), m))
+            .collect();
+        aims.sort_by(|a, b| a.0.total_cmp(&b.0));
+        aims
+    })
+}
+
+/// The bits per key (smallest and largest, in thousandths) at which RocksDB
+/// sizes a Ribbon filter of `slots` slots whose first entry is `first` to
+/// `len` bytes, metadata included; `None` where none does (a size from the
+/// allocator, `optimize_filters_for_memory`, or another writer's). The size
+/// grows with the aim: the aims that give it are found by bisection.
+pub(crate) fn sized_by(first: u64, slots: usize, len: usize) -> Option<(f64, f64)> {
+    let aims = aims();
+    let bytes = |one_in: f64| solution_bytes(slots, one_in, (first >> 32) as u32) + 5;
+    let lo = aims.partition_point(|&(one_in, _)| bytes(one_in) < len);
+    let hi = aims.partition_point(|&(one_in, _)| bytes(one_in) <= len);
+    let fits = aims[lo..hi].iter().map(|&(_, m)| m);
+    let (min, max) = fits.fold(None, |range, m| match range {
+        None => Some((m, m)),
+        Some((a, b)) => Some((m.min(a), m.max(b))),
+    })?;
+    Some((f64::from(min) / 1000.0, f64::from(max) / 1000.0))
+}
+
 /// RocksDB's Standard128Ribbon filter (`NewRibbonFilterPolicy`), byte for
 /// byte, with its fallbacks to FastLocalBloom: for over 950 million keys,
 /// for fewer than 1,024 slots where Bloom is smaller, and where none of 256
 /// seeds solves the system.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RibbonBuilder {
-    bits_per_key: f64,
     millibits_per_key: u32,
     one_in: f64,
 }
@@ -209,12 +248,9 @@ impl RibbonBuilder {
     /// about 30% less space. Bits per key as RocksDB sanitizes them: none
     /// below 0.5, then at least 1 and below 100.
     pub fn new(bits_per_key: f64) -> Self {
-        let bits = sanitized(bits_per_key);
-        let millibits = millibits(bits_per_key);
         RibbonBuilder {
-            bits_per_key: bits,
-            millibits_per_key: millibits,
-            one_in: 1.0 / cache_local_fp_rate(bits, fast_local_probes(millibits)),
+            millibits_per_key: millibits(bits_per_key),
+            one_in: one_in_for(bits_per_key),
         }
     }
 
@@ -353,6 +389,44 @@ impl Banding {
                 let at = 16 * (segment + j);
                 out[at..at + 16].copy_from_slice(&column.to_le_bytes());
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// [`sized_by`] bisects the aims: the size must grow with the aim.
+    #[test]
+    fn the_size_grows_with_the_aim() {
+        for slots in [256, 1024, 10368, 1 << 20] {
+            for bias in [0, u32::MAX] {
+                let sizes: Vec<usize> = aims()
+                    .iter()
+                    .map(|&(one_in, _)| solution_bytes(slots, one_in, bias))
+                    .collect();
+                assert!(sizes.windows(2).all(|w| w[0] <= w[1]), "{slots} slots");
+            }
+        }
+    }
+
+    /// The sizes RocksDB 7.8.3 gave (its `CalculateSpace`, 10 bits per key,
+    /// no first entry): [`sized_by`] finds 10 among the bits per key that
+    /// give each.
+    #[test]
+    fn sizes_are_traced_back_to_their_bits_per_key() {
+        for (n, len) in [
+            (181, 229),
+            (300, 341),
+            (1000, 885),
+            (2087, 1861),
+            (10_000, 8805),
+        ] {
+            let slots = num_slots(n);
+            let (lo, hi) = sized_by(0, slots, len).expect("a size RocksDB gives");
+            assert!(lo <= 10.0 && 10.0 <= hi, "{n} keys: {lo}..{hi}");
+            assert_eq!(solution_bytes(slots, one_in_for(10.0), 0) + 5, len);
         }
     }
 }
