@@ -6,6 +6,9 @@
 //! median of several runs) per workload, then two lines: for each kind of
 //! work, the median over its workloads of the other's time divided by ours.
 
+mod common;
+
+use common::cpu;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -152,29 +155,6 @@ fn ours_block(
         }
     }
     builder.finish().len()
-}
-
-/// The CPU, from /proc/cpuinfo where there is one: model name, family,
-/// model, and the vector extensions the kernels use.
-fn cpu() -> String {
-    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    let field = |name: &str| {
-        info.lines()
-            .find(|l| l.split(':').next().is_some_and(|k| k.trim() == name))
-            .and_then(|l| l.split_once(':'))
-            .map_or("?", |(_, v)| v.trim())
-    };
-    let flags: Vec<&str> = field("flags")
-        .split_whitespace()
-        .filter(|f| matches!(*f, "avx2" | "avx512f" | "avx512vl" | "bmi2"))
-        .collect();
-    format!(
-        "{} (family {}, model {}; {})",
-        field("model name"),
-        field("cpu family"),
-        field("model"),
-        flags.join(" ")
-    )
 }
 
 /// This bench once per kernel this CPU runs, each in a process of its own

@@ -3,6 +3,9 @@
 //! random reads, half of absent keys. `cargo bench --bench rusty --features
 //! rusty-leveldb`. Prints seconds and the ratio; best of 6 runs each.
 
+mod common;
+
+use common::cpu;
 use std::hint::black_box;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -91,21 +94,4 @@ fn main() {
         w0.as_secs_f64() / w1.as_secs_f64(),
         r0.as_secs_f64() / r1.as_secs_f64()
     );
-}
-
-fn cpu() -> String {
-    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    let field = |name: &str| {
-        info.lines()
-            .find(|l| l.starts_with(name))
-            .and_then(|l| l.split(':').nth(1))
-            .map(|v| v.trim().to_string())
-            .unwrap_or_else(|| "?".into())
-    };
-    format!(
-        "{} (family {}, model {})",
-        field("model name"),
-        field("cpu family"),
-        field("model\t")
-    )
 }

@@ -859,3 +859,87 @@ fn ribbon_filters_are_rocksdbs_byte_for_byte() {
         "{bloom} Bloom fallbacks, {retried} seeds retried"
     );
 }
+
+/// RocksDB's `FullBloomTest.Schema` (util/bloom_test.cc) for its Ribbon
+/// policy, as it pins them: keys `Key(i)` (`i` as 4 bytes, little-endian),
+/// the stored seed, LevelDB's signed hash of the whole payload (its
+/// `BloomHash`), and the first ten `i` from 1,000,000 on whose key the
+/// filter lets through.
+#[test]
+fn rocksdbs_ribbon_schema_values() {
+    let cases: [(f64, std::ops::Range<u32>, Option<u8>, u32, [u32; 10]); 5] = [
+        (
+            5.0,
+            0..87,
+            None,
+            4_130_687_756,
+            [31, 38, 40, 43, 61, 83, 86, 112, 125, 131],
+        ),
+        (
+            2.0,
+            0..2087,
+            Some(61),
+            1_705_851_228,
+            [3, 8, 10, 17, 19, 20, 23, 28, 31, 32],
+        ),
+        (
+            10.0,
+            0..2087,
+            Some(61),
+            1_273_231_667,
+            [296, 411, 419, 612, 619, 623, 630, 665, 686, 727],
+        ),
+        (
+            10.0,
+            1..2087,
+            Some(184),
+            3_007_790_572,
+            [33, 152, 383, 497, 589, 633, 737, 781, 911, 990],
+        ),
+        (
+            9.5,
+            1..2088,
+            Some(184),
+            1_148_258_663,
+            [33, 54, 95, 360, 589, 693, 737, 911, 990, 1048],
+        ),
+    ];
+    for (bits, range, seed, hash, fps) in cases {
+        let keys: Vec<[u8; 4]> = range.map(u32::to_le_bytes).collect();
+        let filter = RibbonBuilder::new(bits).build(keys.iter().map(|k| &k[..]));
+        let what = format!("{bits} bits per key, {} keys", keys.len());
+        // None: the Bloom filter RocksDB builds for so few keys.
+        let marker = filter[filter.len() - 5];
+        assert_eq!(marker, if seed.is_some() { 0xfe } else { 0xff }, "{what}");
+        if let Some(seed) = seed {
+            assert_eq!(filter[filter.len() - 4], seed, "{what}");
+        }
+        let signed = leveldb_filter::HashVariant::Signed;
+        assert_eq!(signed.hash(&filter, 0xbc9f_1d34), hash, "{what}");
+        let bits = FilterBits::parse(&filter);
+        let first: Vec<u32> = (0..)
+            .filter(|i: &u32| bits.may_match(&(i + 1_000_000).to_le_bytes()))
+            .take(10)
+            .collect();
+        assert_eq!(first, fps, "{what}");
+    }
+}
+
+/// No key a Ribbon filter is built from is ruled out, whatever the keys
+/// (repeated, empty, up to thousands) and bits per key: by the Ribbon
+/// filter, or the Bloom filter RocksDB builds instead.
+#[test]
+fn ribbon_filters_never_rule_out_their_keys() {
+    fn prop(mut keys: Vec<Vec<u8>>, more: u16, seed: u32, bits: u8, tenths: u8) -> bool {
+        let more = u32::from(more % 4000);
+        keys.extend((0..more).map(|i| (seed ^ i.wrapping_mul(0x9e37_79b9)).to_be_bytes().to_vec()));
+        let bits = f64::from(bits % 70) + f64::from(tenths % 10) / 10.0;
+        let filter = RibbonBuilder::new(bits).build(keys.iter().map(Vec::as_slice));
+        if bits < 0.5 || keys.is_empty() {
+            return filter.is_empty();
+        }
+        let parsed = FilterBits::parse(&filter);
+        keys.iter().all(|k| parsed.may_match(k))
+    }
+    crate::arbitrary::check(200, prop as fn(Vec<Vec<u8>>, u16, u32, u8, u8) -> bool);
+}
