@@ -867,7 +867,9 @@ fn ribbon_filters_are_rocksdbs_byte_for_byte() {
 /// filter lets through.
 #[test]
 fn rocksdbs_ribbon_schema_values() {
-    let cases: [(f64, std::ops::Range<u32>, Option<u8>, u32, [u32; 10]); 5] = [
+    /// Bits per key, keys, the seed (none for Bloom), BloomHash, FirstFPs.
+    type Case = (f64, std::ops::Range<u32>, Option<u8>, u32, [u32; 10]);
+    let cases: [Case; 5] = [
         (
             5.0,
             0..87,
