@@ -30,6 +30,7 @@ struct Spec {
     format_version: i32,
     /// Ribbon; with `hybrid`, Bloom below level 1 and Ribbon from it.
     ribbon: bool,
+    bits_per_key: f64,
     hybrid: bool,
     partitioned: bool,
     prefix: usize,
@@ -54,6 +55,7 @@ const BASE: Spec = Spec {
     keys: 600,
     format_version: 8,
     ribbon: false,
+    bits_per_key: 10.0,
     hybrid: false,
     partitioned: false,
     prefix: 0,
@@ -77,6 +79,13 @@ const SPECS: &[Spec] = &[
     Spec { name: "fastbloom-fv8-crc32c-zstd", keys: 500, checksum: ChecksumType::CRC32c, compression: DBCompressionType::Zstd, ..BASE },
     Spec { name: "fastbloom-fv8-partitioned-xxh3", keys: 800, partitioned: true, compression: DBCompressionType::Lz4, ..BASE },
     Spec { name: "ribbon-fv8-partitioned-xxh3", keys: 800, ribbon: true, partitioned: true, ..BASE },
+    // Ribbon at other bits per key and sizes: few keys (the Bloom filter
+    // RocksDB builds instead), thousands, a prefix extractor (9.6's feed).
+    Spec { name: "ribbon-fv8-bpk3.5-xxh3", keys: 3000, ribbon: true, bits_per_key: 3.5, ..BASE },
+    Spec { name: "ribbon-fv7-bpk23.5-xxh3", keys: 2000, format_version: 7, ribbon: true, bits_per_key: 23.5, ..BASE },
+    Spec { name: "ribbon-fv8-bpk1-xxh3", ribbon: true, bits_per_key: 1.0, ..BASE },
+    Spec { name: "ribbon-fv8-fewkeys-xxh3", keys: 100, ribbon: true, ..BASE },
+    Spec { name: "ribbon-fv8-prefix4-xxh3", keys: 2500, ribbon: true, prefix: 4, compression: DBCompressionType::Lz4, ..BASE },
     Spec { name: "fastbloom-fv8-prefix4-xxh3", keys: 500, prefix: 4, compression: DBCompressionType::Snappy, ..BASE },
     Spec { name: "fastbloom-fv8-partitioned-prefixonly11-xxh3", prefix: 11, whole: false, partitioned: true, ..BASE },
     Spec { name: "fastbloom-fv8-partitioned-separatedkv-uniform-xxh3", keys: 500, partitioned: true, separated: true, uniform: true, ..BASE },
@@ -93,9 +102,9 @@ fn options(spec: &Spec) -> Options {
     let mut table = BlockBasedOptions::default();
     table.set_format_version(spec.format_version);
     match (spec.ribbon, spec.hybrid) {
-        (true, true) => table.set_hybrid_ribbon_filter(10.0, 1),
-        (true, false) => table.set_ribbon_filter(10.0),
-        (false, _) => table.set_bloom_filter(10.0, false),
+        (true, true) => table.set_hybrid_ribbon_filter(spec.bits_per_key, 1),
+        (true, false) => table.set_ribbon_filter(spec.bits_per_key),
+        (false, _) => table.set_bloom_filter(spec.bits_per_key, false),
     }
     // ChecksumType is neither Copy nor Clone.
     table.set_checksum_type(match spec.checksum {
