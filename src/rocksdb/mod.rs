@@ -45,6 +45,26 @@ use check::Prefix;
 pub use filter::FilterBits;
 pub use xxph3::hash64;
 
+// RocksDB's full-filter builders as `FilterPolicy`s (see `RibbonBuilder`):
+// `create_filter` appends the builder's bytes, `key_may_match` reads any
+// full filter as RocksDB does, the name is the one RocksDB stores.
+macro_rules! full_filter_policies {
+    ($($builder:ty),*) => {$(
+        impl crate::FilterPolicy for $builder {
+            fn name(&self) -> &str {
+                "rocksdb.BuiltinBloomFilter"
+            }
+            fn create_filter(&self, keys: &[&[u8]], dst: &mut Vec<u8>) {
+                dst.extend_from_slice(&self.build(keys.iter().copied()));
+            }
+            fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool {
+                FilterBits::parse(filter).may_match(key)
+            }
+        }
+    )*};
+}
+full_filter_policies!(FastLocalBloomBuilder, LegacyBloomBuilder, RibbonBuilder);
+
 pub use crate::error::FooterProblem;
 use crate::error::{Corruption, Field, Limit};
 use crate::format::{stored_block, uncompressed_limit};

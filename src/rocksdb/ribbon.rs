@@ -235,6 +235,28 @@ pub(crate) fn sized_by(first: u64, slots: usize, len: usize) -> Option<(f64, f64
 /// byte, with its fallbacks to FastLocalBloom: for over 950 million keys,
 /// for fewer than 1,024 slots where Bloom is smaller, and where none of 256
 /// seeds solves the system.
+///
+/// It is a [`FilterPolicy`](crate::FilterPolicy) too (as the other
+/// builders are), for an engine that writes RocksDB-compatible tables and
+/// holds its policy as `Arc<dyn FilterPolicy>`: `create_filter` appends the
+/// filter of the keys, `key_may_match` reads any full filter as RocksDB
+/// reads it, and the name is the one RocksDB stores (after `fullfilter.`
+/// in the metaindex).
+///
+/// ```
+/// use std::sync::Arc;
+/// use leveldb_filter::FilterPolicy;
+/// use leveldb_filter::rocksdb::RibbonBuilder;
+///
+/// let policy: Arc<dyn FilterPolicy> = Arc::new(RibbonBuilder::new(10.0));
+/// let keys: Vec<Vec<u8>> = (0..5000u32).map(|i| format!("key{i}").into_bytes()).collect();
+/// let keys: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+/// let mut filter = Vec::new();
+/// policy.create_filter(&keys, &mut filter);
+/// assert_eq!(policy.name(), "rocksdb.BuiltinBloomFilter");
+/// assert_eq!(filter[filter.len() - 5], 0xfe); // Ribbon's marker
+/// assert!(keys.iter().all(|key| policy.key_may_match(key, &filter)));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RibbonBuilder {
     millibits_per_key: u32,
