@@ -42,6 +42,8 @@
 pub(crate) mod portable;
 #[cfg(test)]
 mod tests;
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+mod simd;
 #[cfg(target_arch = "x86_64")]
 mod x86_64;
 
