@@ -311,7 +311,7 @@ pub(crate) const CLASSES: usize = 65;
 /// the others copies of its first; below the last class, every key is
 /// `class` bytes long. (One pass, each key's slice copied once: ordering
 /// the keys by length first, then reading them in that order, cost more.)
-#[inline]
+#[inline(always)]
 pub(crate) fn groups_by_length<'k, const N: usize>(
     keys: &[&'k [u8]],
     mut emit: impl FnMut(&[&'k [u8]; N], &[usize; N], usize, usize),

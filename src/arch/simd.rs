@@ -36,6 +36,13 @@ pub(crate) trait Lanes<const N: usize>: Copy {
     /// `1 / bits` as [`Lanes::quotient`] takes it.
     type Inverse: Copy;
 
+    /// Whether [`insert_steps`] sets a step's bits only after the next
+    /// step's rows are stored (rows stored a step ahead), rather than once
+    /// the next step is hashed: which costs less depends on how long the
+    /// stores take to reach the loads of the bits, and how long a step's
+    /// hashes take.
+    const ROWS_AHEAD: bool;
+
     /// Every lane `x`.
     unsafe fn splat(x: u32) -> Self;
     /// `N` words.
@@ -107,7 +114,7 @@ pub(crate) trait Lanes<const N: usize>: Copy {
 /// Just under `1 / bits`: four ulps less than the nearest double, so that
 /// `h * inv` truncated is `h / bits` rounded down or one less, for every
 /// 32-bit `h` and `bits <= 2^31` (see [`Reducer::rem`]).
-fn inverse(bits: u64) -> f64 {
+pub(crate) fn inverse(bits: u64) -> f64 {
     // 1 / bits is within half an ulp; four ulps less is below it by a
     // relative 2^-52 or more, and by at most 2^-49.
     f64::from_bits((1.0 / bits as f64).to_bits() - 4)
@@ -125,7 +132,7 @@ fn wrap(bits: u64) -> u32 {
 /// the quotient from doubles.
 pub(crate) struct Reducer<V: Lanes<N>, const N: usize> {
     /// Just under `1 / bits`, so that quotients are never too large.
-    pub(crate) inv: V::Inverse,
+    inv: V::Inverse,
     pub(crate) bits: V,
     /// `bits - 1`, that [`Probes`] clamps its start and steps to.
     last: V,
@@ -325,10 +332,10 @@ pub(crate) unsafe fn test_rows<const N: usize>(
 }
 
 /// Sets the bits of steps of `G` groups given by their hashes and sizes:
-/// each step's rows stored a step ahead of the bits they set (a row read
-/// at once after its store waits on it), and each next step hashed
-/// before the last one's bits are set (the hash's chain of multiplies
-/// then runs beside those stores).
+/// each next step hashed before a step's bits are set (the hash's chain of
+/// multiplies then runs beside those stores), and, where
+/// [`Lanes::ROWS_AHEAD`], each step's rows stored a step ahead of the bits
+/// they set (a row read at once after its store waits on it).
 ///
 /// # Safety
 /// As for [`Lanes`]; `reducer` was made for `array`:
@@ -344,10 +351,21 @@ pub(crate) unsafe fn insert_steps<V: Lanes<N>, const N: usize, const G: usize>(
     let mut next = steps.next();
     let (mut s, mut last) = (0, [0; G]);
     while let Some((h, lens)) = next {
-        next = steps.next();
-        for (h, rows) in h.into_iter().zip(&mut rows[s % 2]) {
+        if V::ROWS_AHEAD {
+            next = steps.next();
+        }
+        for g in 0..G {
             // SAFETY: as for this function.
-            unsafe { masks(reducer, h, &mut rows[..2 * k]) };
+            unsafe { masks(reducer, h[g], &mut rows[s % 2][g][..2 * k]) };
+        }
+        if !V::ROWS_AHEAD {
+            next = steps.next();
+            for (rows, &lanes) in rows[s % 2].iter().zip(&lens) {
+                // SAFETY: `masks` wrote these rows, over the reducer made
+                // for `array`.
+                unsafe { set_rows(array, &rows[..2 * k], lanes) };
+            }
+            continue;
         }
         if s > 0 {
             for (rows, &lanes) in rows[(s + 1) % 2].iter().zip(&last) {
@@ -366,8 +384,9 @@ pub(crate) unsafe fn insert_steps<V: Lanes<N>, const N: usize, const G: usize>(
     }
 }
 
-/// The answers for steps of `G` groups given by their hashes, `G * N`
-/// to a chunk of `out` (the last may be shorter): all `k` probes of each
+/// The answers for steps of `G` groups given by their hashes (and sizes,
+/// which `out` settles), `G * N` to a chunk of `out` (the last may be
+/// shorter): all `k` probes of each
 /// key from rows stored a step ahead of the scalar loads that test them,
 /// as in [`insert_steps`].
 ///
@@ -375,7 +394,7 @@ pub(crate) unsafe fn insert_steps<V: Lanes<N>, const N: usize, const G: usize>(
 /// As for [`insert_steps`]; the steps cover `out`.
 #[inline(always)]
 pub(crate) unsafe fn contains_steps<V: Lanes<N>, const N: usize, const G: usize>(
-    mut steps: impl Iterator<Item = [V; G]>,
+    mut steps: impl Iterator<Item = ([V; G], [usize; G])>,
     reducer: &Reducer<V, N>,
     k: usize,
     array: &[u8],
@@ -384,11 +403,11 @@ pub(crate) unsafe fn contains_steps<V: Lanes<N>, const N: usize, const G: usize>
     let mut rows = [[rows::<N>(); G]; 2];
     let mut next = steps.next();
     let mut s = 0;
-    while let Some(h) = next {
+    while let Some((h, _)) = next {
         next = steps.next();
-        for (h, rows) in h.into_iter().zip(&mut rows[s % 2]) {
+        for g in 0..G {
             // SAFETY: as for this function.
-            unsafe { masks(reducer, h, &mut rows[..2 * k]) };
+            unsafe { masks(reducer, h[g], &mut rows[s % 2][g][..2 * k]) };
         }
         if s > 0 {
             let out = &mut out[G * N * (s - 1)..G * N * s];
@@ -423,10 +442,7 @@ pub(crate) unsafe fn insert_hashes<V: Lanes<N>, const N: usize>(
     // SAFETY: as for this function; the reducer is made for `array`.
     unsafe {
         let reducer = Reducer::<V, N>::new(array.len() as u64 * 8);
-        let steps = hashes
-            .chunks(N)
-            .map(|group| ([V::load_up_to(group)], [group.len()]));
-        insert_steps(steps, &reducer, k, array);
+        insert_steps(Loaded::<V, N, 1>::new(hashes), &reducer, k, array);
     }
 }
 
@@ -480,7 +496,10 @@ pub(crate) unsafe fn hash_same<V: Lanes<N>, const N: usize, const G: usize>(
         let mut h = [V::splat(SEED ^ (len as u32).wrapping_mul(M)); G];
         let mut at = 0;
         while at + 16 <= len {
-            let w = groups.map(|keys| V::chunk(keys, at));
+            let mut w = [[V::splat(0); 4]; G];
+            for g in 0..G {
+                w[g] = V::chunk(groups[g], at);
+            }
             for i in 0..4 {
                 for (h, w) in h.iter_mut().zip(&w) {
                     *h = round(*h, w[i]);
@@ -587,34 +606,40 @@ pub(crate) unsafe fn hash_by_length<V: Lanes<N>, const N: usize, const N2: usize
     mut emit: impl FnMut(V, &[usize; N], usize),
 ) {
     debug_assert_eq!(N2, 2 * N);
-    groups_by_length::<N2>(keys, |group, at, n, class| {
+    // (Closures here are inlined, always: on their own they would be
+    // compiled without the caller's features.)
+    groups_by_length::<N2>(keys, #[inline(always)] |group, at, n, class| {
         let (groups, _) = group.as_chunks::<N>();
         let (ats, _) = at.as_chunks::<N>();
-        if class < CLASSES - 1 && n > N {
-            // SAFETY: as for this function; `groups_by_length` vouches
-            // that below the last class, every key of the group is
-            // `class` bytes long.
-            let h = unsafe { hash_same([&groups[0], &groups[1]], class, variant) };
-            emit(h[0], &ats[0], N);
-            emit(h[1], &ats[1], n - N);
-            return;
-        }
         let counts = [n.min(N), n.saturating_sub(N)];
-        for ((group, at), n) in groups.iter().zip(ats).zip(counts) {
-            // SAFETY: as above.
-            let h = unsafe {
-                match n {
-                    0 => break,
-                    // A few keys left: one at a time costs less than a group.
-                    1..FEW_WAITING => V::hash_apart(&group[..n], variant),
-                    _ if class < CLASSES - 1 => {
-                        let [h] = hash_same([group], class, variant);
-                        h
-                    }
-                    _ => V::hash_apart(group, variant),
+        // SAFETY (the block): as for this function; `groups_by_length`
+        // vouches that below the last class, every key of the group is
+        // `class` bytes long.
+        let h = unsafe {
+            if class < CLASSES - 1 && n > N {
+                hash_same([&groups[0], &groups[1]], class, variant)
+            } else {
+                let mut h = [V::splat(0); 2];
+                for g in 0..2 {
+                    h[g] = match counts[g] {
+                        0 => break,
+                        // A few keys left: one at a time costs less than a group.
+                        1..FEW_WAITING => V::hash_apart(&groups[g][..counts[g]], variant),
+                        _ if class < CLASSES - 1 => {
+                            let [h] = hash_same([&groups[g]], class, variant);
+                            h
+                        }
+                        _ => V::hash_apart(&groups[g], variant),
+                    };
                 }
-            };
-            emit(h, at, n);
+                h
+            }
+        };
+        // (One call of `emit`, which is inlined where it is called.)
+        for g in 0..2 {
+            if counts[g] > 0 {
+                emit(h[g], &ats[g], counts[g]);
+            }
         }
     });
 }
@@ -628,12 +653,45 @@ pub(crate) unsafe fn load_step<V: Lanes<N>, const N: usize, const G: usize>(
     hashes: &[u32],
 ) -> ([V; G], [usize; G]) {
     let lens: [usize; G] = std::array::from_fn(|g| hashes.len().saturating_sub(g * N).min(N));
-    let h = std::array::from_fn(|g| {
+    // SAFETY: as for this function.
+    let mut h = [unsafe { V::splat(0) }; G];
+    for g in 0..G {
         let from = (g * N).min(hashes.len());
         // SAFETY: as for this function.
-        unsafe { V::load_up_to(&hashes[from..from + lens[g]]) }
-    });
+        h[g] = unsafe { V::load_up_to(&hashes[from..from + lens[g]]) };
+    }
     (h, lens)
+}
+
+/// Steps of `G` groups of hashes, as [`load_step`] loads them.
+pub(crate) struct Loaded<'h, V, const N: usize, const G: usize> {
+    hashes: std::slice::Chunks<'h, u32>,
+    lanes: std::marker::PhantomData<V>,
+}
+
+impl<'h, V: Lanes<N>, const N: usize, const G: usize> Loaded<'h, V, N, G> {
+    /// The steps of `hashes`.
+    ///
+    /// # Safety
+    /// As for [`Lanes`]: the steps are loaded as they are taken.
+    #[inline(always)]
+    pub(crate) unsafe fn new(hashes: &'h [u32]) -> Self {
+        Loaded {
+            hashes: hashes.chunks(G * N),
+            lanes: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<V: Lanes<N>, const N: usize, const G: usize> Iterator for Loaded<'_, V, N, G> {
+    type Item = ([V; G], [usize; G]);
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<Self::Item> {
+        let step = self.hashes.next()?;
+        // SAFETY: `new`'s caller vouches for the CPU.
+        Some(unsafe { load_step(step) })
+    }
 }
 
 /// Hashes of keys of mixed lengths gathered before their bits are set or
@@ -666,20 +724,16 @@ pub(crate) unsafe fn insert_by_length<
         // (`N` entries past the buffer: the last group stores a whole vector.)
         let mut hashes = [0u32; BUFFER + 32];
         let mut len = 0;
-        let mut set = |hashes: &[u32]| {
-            let steps = hashes.chunks(G * N).map(|step| load_step::<V, N, G>(step));
-            insert_steps(steps, &reducer, k, array);
-        };
-        hash_by_length::<V, N, N2>(keys, variant, |h, _, n| {
+        hash_by_length::<V, N, N2>(keys, variant, #[inline(always)] |h, _, n| {
             let to: &mut [u32; N] = (&mut hashes[len..len + N]).try_into().expect("N");
             h.store(to);
             len += n;
             if len >= BUFFER {
-                set(&hashes[..len]);
+                insert_steps(Loaded::<V, N, G>::new(&hashes[..len]), &reducer, k, array);
                 len = 0;
             }
         });
-        set(&hashes[..len]);
+        insert_steps(Loaded::<V, N, G>::new(&hashes[..len]), &reducer, k, array);
     }
 }
 
@@ -697,7 +751,7 @@ pub(crate) unsafe fn hashes_in_order<V: Lanes<N>, const N: usize, const N2: usiz
 ) {
     // SAFETY: as for this function.
     unsafe {
-        hash_by_length::<V, N, N2>(keys, variant, |h, at, n| {
+        hash_by_length::<V, N, N2>(keys, variant, #[inline(always)] |h, at, n| {
             let mut out = [0u32; N];
             h.store(&mut out);
             for (&i, h) in at[..n].iter().zip(out) {

@@ -221,7 +221,7 @@ unsafe fn contains(
             }
             return;
         }
-        let steps = keys.chunks(8).map(|group| hash_step::<__m256i, 8, 1>(group, variant).0);
+        let steps = keys.chunks(8).map(|group| hash_step::<__m256i, 8, 1>(group, variant));
         if gather {
             gather_steps(steps, &reducer, k, array, out);
         } else {
@@ -248,7 +248,7 @@ unsafe fn contains_hashes(
 ) {
     // SAFETY: as for this function.
     unsafe {
-        let steps = hashes.chunks(8).map(|group| [__m256i::load_up_to(group)]);
+        let steps = simd::Loaded::<__m256i, 8, 1>::new(hashes);
         if gather {
             gather_steps(steps, reducer, k, array, out);
         } else {
@@ -265,7 +265,7 @@ unsafe fn contains_hashes(
 #[inline]
 #[target_feature(enable = "avx2")]
 unsafe fn gather_steps(
-    mut steps: impl Iterator<Item = [__m256i; 1]>,
+    mut steps: impl Iterator<Item = ([__m256i; 1], [usize; 1])>,
     reducer: &Reducer<__m256i, 8>,
     k: usize,
     array: &[u8],
@@ -273,7 +273,7 @@ unsafe fn gather_steps(
 ) {
     let mut next = steps.next();
     for out in out.chunks_mut(8) {
-        let Some([h]) = next else { break };
+        let Some(([h], _)) = next else { break };
         next = steps.next();
         // SAFETY: the caller vouches for `4 <= array.len()`.
         let all = unsafe { gather8(reducer, h, k, array) };
@@ -311,37 +311,39 @@ unsafe fn gather8(reducer: &Reducer<__m256i, 8>, h: __m256i, k: usize, array: &[
 }
 
 /// Whether this CPU answers batches faster by gathers than from rows of
-/// positions: timed once per process, each way in turn on 4,096 hashes
-/// against a filter of 5 KiB, the fastest of three runs each, gathers
-/// taken only where they win by a tenth. Gathers are fast on some cores
-/// and slow on others (AMD Zen 2 and 3; Intel Skylake to Tiger Lake since
-/// the 2023 "Downfall" microcode), and nothing the CPU reports says which.
-/// On the Xeon (family 6 model 167) gathers answered batches in about
-/// 3/4 of the time (benches/record/). (About 0.2 ms, once; the environment
-/// variable `LEVELDB_FILTER_GATHER=yes` or `no` decides instead.)
+/// positions: timed once per process, each way in turn on a batch of
+/// 4,096 keys of 16 bytes against a filter of 5 KiB (hashes and probes,
+/// as a batch runs: the probes alone favour the rows, whose scalar loads
+/// then have the core to themselves), the fastest of three runs each,
+/// gathers taken only where they win by a tenth. Gathers are fast on some
+/// cores and slow on others (AMD Zen 2 and 3; Intel Skylake to Tiger Lake
+/// since the 2023 "Downfall" microcode), and nothing the CPU reports says
+/// which. (About 0.3 ms, once; the environment variable
+/// `LEVELDB_FILTER_GATHER=yes` or `no` decides instead.)
 ///
 /// # Safety
 /// The CPU must have AVX2.
 #[target_feature(enable = "avx2")]
 unsafe fn gathers_pay() -> bool {
     const KEYS: usize = 4096;
-    // A filter of ten bits a key, about half its bits set; hashes spread
-    // by a multiplicative step (the answers are not what is timed).
+    // A filter of ten bits a key, about half its bits set; keys' bytes
+    // spread by a multiplicative step (the answers are not what is timed).
     let array: Vec<u8> = (0..KEYS * 10 / 8)
         .map(|i| (i as u8).wrapping_mul(0x9d))
         .collect();
-    let hashes: Vec<u32> = (0..KEYS as u32)
-        .map(|i| i.wrapping_mul(0x9e37_79b9))
+    let bytes: Vec<u8> = (0..KEYS as u32 * 16)
+        .map(|i| (i.wrapping_mul(0x9e37_79b9) >> 24) as u8)
         .collect();
+    let keys: Vec<&[u8]> = bytes.chunks(16).collect();
     let mut out = vec![false; KEYS];
-    // SAFETY: the CPU has AVX2.
-    let reducer = unsafe { Reducer::new(array.len() as u64 * 8) };
     let mut best = [std::time::Duration::MAX; 2];
     for _ in 0..3 {
         for (gather, best) in [false, true].into_iter().zip(&mut best) {
             let start = std::time::Instant::now();
-            // SAFETY: `reducer` was made for `array`, of 5,120 bytes.
-            unsafe { contains_hashes(&reducer, &hashes, 7, &array, &mut out, gather) };
+            // SAFETY: the CPU has AVX2; the array is 5,120 bytes, k 7, and
+            // `out` as long as `keys`.
+            let variant = HashVariant::Unsigned;
+            unsafe { contains(&keys, variant, 7, &array, &mut out, false, gather) };
             *best = (*best).min(start.elapsed());
         }
     }
@@ -444,6 +446,7 @@ unsafe fn quotient4(flipped: __m128i, inv: __m256d) -> __m128i {
 // said beside it.
 impl Lanes<8> for __m256i {
     type Inverse = __m256d;
+    const ROWS_AHEAD: bool = true;
 
     #[inline(always)]
     unsafe fn splat(x: u32) -> Self {
@@ -573,7 +576,13 @@ impl Lanes<8> for __m256i {
     #[inline(always)]
     unsafe fn chunk(keys: &[&[u8]; 8], at: usize) -> [Self; 4] {
         // SAFETY: see the impl; `load16` checks the keys' bytes.
-        unsafe { transpose(keys.map(|key| load16(key, at))) }
+        unsafe {
+            let mut c = [_mm_setzero_si128(); 8];
+            for (c, key) in c.iter_mut().zip(keys) {
+                *c = load16(key, at);
+            }
+            transpose(c)
+        }
     }
     /// Keys of 8 bytes or more: each key's bytes from one 16-byte load
     /// ending at its end (or, for keys under 16 bytes, its first and last
@@ -613,13 +622,15 @@ impl Lanes<8> for __m256i {
             let past =
                 _mm_andnot_si128(_mm_cmpgt_epi8(_mm_set1_epi8(r), index), _mm_set1_epi8(-128));
             let mask = _mm_or_si128(_mm_add_epi8(index, shift), past);
-            transpose(keys.map(|key| {
+            let mut c = [_mm_setzero_si128(); 8];
+            for (c, key) in c.iter_mut().zip(keys) {
                 let piece = match len >= 16 {
                     true => load16(key, len - 16),
                     false => first_last8(key),
                 };
-                _mm_shuffle_epi8(piece, mask)
-            }))
+                *c = _mm_shuffle_epi8(piece, mask);
+            }
+            transpose(c)
         }
     }
 }

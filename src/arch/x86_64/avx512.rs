@@ -578,12 +578,12 @@ unsafe fn contains_pairs<const GATHER_BOTH: bool>(
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl")]
 unsafe fn hash_may_match(h: u32, k: usize, array: &[u8]) -> bool {
-    // SAFETY: the CPU has AVX-512F and VL.
-    let reducer = unsafe { Reducer::<__m512i, LANES>::new(array.len() as u64 * 8) };
+    let bits = array.len() as u64 * 8;
+    let (inv, bits) = (_mm512_set1_pd(simd::inverse(bits)), _mm256_set1_epi32(bits as i32));
     let last_word = _mm256_set1_epi32((array.len() - 4) as i32);
     by_eights(h, k, |h: __m256i, probes: usize| {
         let active = (1u32 << probes).wrapping_sub(1) as __mmask8;
-        let pos = rem8(&reducer, h);
+        let pos = rem8(h, bits, inv);
         let at = _mm256_min_epu32(_mm256_srli_epi32::<3>(pos), last_word);
         let bit = _mm256_sub_epi32(pos, _mm256_slli_epi32::<3>(at));
         // SAFETY: every active lane reads 4 bytes from `at <=
@@ -924,12 +924,12 @@ fn quotient8(h: __m256i, inv: __m512d) -> __m256i {
     _mm512_cvttpd_epu32(_mm512_mul_pd(_mm512_cvtepu32_pd(h), inv))
 }
 
-/// `h % bits` for 8 lanes, as [`Reducer::rem`] for 16.
+/// `h % bits` for 8 lanes, as [`Reducer::rem`] for 16 (`inv` from
+/// [`simd::inverse`]).
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl")]
-fn rem8(reducer: &Reducer<__m512i, LANES>, h: __m256i) -> __m256i {
-    let bits = _mm512_castsi512_si256(reducer.bits);
-    let r = _mm256_sub_epi32(h, _mm256_mullo_epi32(quotient8(h, reducer.inv), bits));
+fn rem8(h: __m256i, bits: __m256i, inv: __m512d) -> __m256i {
+    let r = _mm256_sub_epi32(h, _mm256_mullo_epi32(quotient8(h, inv), bits));
     _mm256_min_epu32(r, _mm256_sub_epi32(r, bits))
 }
 
@@ -960,6 +960,7 @@ unsafe fn positions(hashes: &[u32], bits: u64) -> Vec<[u32; 30]> {
 // each reads or writes is said beside it.
 impl Lanes<LANES> for __m512i {
     type Inverse = __m512d;
+    const ROWS_AHEAD: bool = false;
 
     #[inline(always)]
     unsafe fn splat(x: u32) -> Self {
@@ -1090,12 +1091,16 @@ impl Lanes<LANES> for __m512i {
         let counts = [words as u32; LANES];
         // SAFETY: see the impl; every key is `len` bytes long, by the caller.
         unsafe {
-            let mut w = transpose([
-                part4(keys, &counts, chunk, 0),
-                part4(keys, &counts, chunk, 4),
-                part4(keys, &counts, chunk, 8),
-                part4(keys, &counts, chunk, 12),
-            ]);
+            // No whole words left: the tail alone, no loads for them.
+            let mut w = [_mm512_setzero_si512(); 4];
+            if words > chunk {
+                w = transpose([
+                    part4(keys, &counts, chunk, 0),
+                    part4(keys, &counts, chunk, 4),
+                    part4(keys, &counts, chunk, 8),
+                    part4(keys, &counts, chunk, 12),
+                ]);
+            }
             if len % 4 != 0 {
                 w[words - chunk] = match len >= 4 {
                     true => tails_same(keys, len),
