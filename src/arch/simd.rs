@@ -700,41 +700,39 @@ impl<V: Lanes<N>, const N: usize, const G: usize> Iterator for Loaded<'_, V, N, 
 /// group's bits between each two.
 pub(crate) const BUFFER: usize = 4096;
 
-/// Sets in `array` the `k` probe bits of keys of mixed lengths: their
-/// hashes by length, a buffer at a time ([`hash_by_length`]), each
-/// buffer's bits set `G` groups a step ([`insert_steps`]).
+/// LevelDB's `Hash` of keys of mixed lengths by length
+/// ([`hash_by_length`]), into a buffer: `flush(hashes)` takes the
+/// buffer's hashes (in the order they were hashed) each time it is full,
+/// and at the end.
+///
+/// `flush` is the caller's closure, defined where its features are
+/// enabled: setting bits it is large, and inlined here it made the loop
+/// around the hashes slower.
 ///
 /// # Safety
-/// As for [`insert_hashes`]; `N2 == 2 * N`.
+/// As for [`Lanes`]; `N2 == 2 * N`.
 #[inline(always)]
-pub(crate) unsafe fn insert_by_length<
-    V: Lanes<N>,
-    const N: usize,
-    const N2: usize,
-    const G: usize,
->(
+pub(crate) unsafe fn buffered_hashes<V: Lanes<N>, const N: usize, const N2: usize>(
     keys: &[&[u8]],
     variant: HashVariant,
-    k: usize,
-    array: &mut [u8],
+    mut flush: impl FnMut(&[u32]),
 ) {
-    // SAFETY: as for this function; the reducer is made for `array`.
+    // (`N` entries past the buffer: the last group stores a whole vector.)
+    let mut hashes = [0u32; BUFFER + 32];
+    let mut len = 0;
+    // SAFETY: as for this function.
     unsafe {
-        let reducer = Reducer::<V, N>::new(array.len() as u64 * 8);
-        // (`N` entries past the buffer: the last group stores a whole vector.)
-        let mut hashes = [0u32; BUFFER + 32];
-        let mut len = 0;
         hash_by_length::<V, N, N2>(keys, variant, #[inline(always)] |h, _, n| {
             let to: &mut [u32; N] = (&mut hashes[len..len + N]).try_into().expect("N");
             h.store(to);
             len += n;
             if len >= BUFFER {
-                insert_steps(Loaded::<V, N, G>::new(&hashes[..len]), &reducer, k, array);
+                flush(&hashes[..len]);
                 len = 0;
             }
         });
-        insert_steps(Loaded::<V, N, G>::new(&hashes[..len]), &reducer, k, array);
     }
+    flush(&hashes[..len]);
 }
 
 /// LevelDB's `Hash` of keys of mixed lengths (a batch's window), by

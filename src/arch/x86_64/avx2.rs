@@ -165,16 +165,23 @@ unsafe fn insert(
     }
 }
 
-/// [`insert`] for keys of mixed lengths ([`simd::insert_by_length`]), out
-/// of line: most filters have keys of one length.
+/// [`insert`] for keys of mixed lengths: their hashes by length, a
+/// buffer at a time ([`simd::buffered_hashes`]), each buffer's bits set
+/// from them. Out of line: most filters have keys of one length.
 ///
 /// # Safety
 /// As for [`insert`].
 #[inline(never)]
 #[target_feature(enable = "avx2")]
 unsafe fn insert_by_length(keys: &[&[u8]], variant: HashVariant, k: usize, array: &mut [u8]) {
-    // SAFETY: as for this function.
-    unsafe { simd::insert_by_length::<__m256i, 8, 16, 1>(keys, variant, k, array) };
+    // SAFETY: as for this function; the reducer is made for `array`.
+    unsafe {
+        let reducer = Reducer::<__m256i, 8>::new(array.len() as u64 * 8);
+        simd::buffered_hashes::<__m256i, 8, 16>(keys, variant, |hashes| {
+            let groups = simd::Loaded::<__m256i, 8, 1>::new(hashes);
+            simd::insert_steps(groups, &reducer, k, array);
+        });
+    }
 }
 
 /// [`insert`] for keys already hashed.

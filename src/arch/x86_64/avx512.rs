@@ -187,12 +187,20 @@ impl Batching {
 /// The CPU must have AVX-512F and VL; `0 < array.len() <= 2^28`, `k <= 30`.
 #[target_feature(enable = "avx512f,avx512vl")]
 unsafe fn insert(keys: &[&[u8]], variant: HashVariant, k: usize, array: &mut [u8]) {
-    if by_length(keys) {
-        // SAFETY: as for this function.
-        return unsafe { simd::insert_by_length::<__m512i, LANES, 32, 2>(keys, variant, k, array) };
-    }
     // SAFETY: as for this function.
     let reducer = unsafe { Reducer::<__m512i, LANES>::new(array.len() as u64 * 8) };
+    if by_length(keys) {
+        // Hashes into a buffer in the order they are hashed (bits are set
+        // in any order), whose bits are set each time it is full.
+        // SAFETY: as for this function; `reducer` was made for `array`.
+        unsafe {
+            simd::buffered_hashes::<__m512i, LANES, 32>(keys, variant, |hashes| {
+                let pairs = simd::Loaded::<__m512i, LANES, 2>::new(hashes);
+                simd::insert_steps(pairs, &reducer, k, array);
+            });
+        }
+        return;
+    }
     let far = keys_far(keys);
     for window in keys.chunks(WINDOW) {
         let pairs = window.chunks(2 * LANES);
