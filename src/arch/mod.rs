@@ -39,11 +39,13 @@
 //! one in each operation below. The tests in `tests.rs` run every kernel the
 //! CPU has against the portable one and LevelDB's formula.
 
+#[cfg(target_arch = "aarch64")]
+mod aarch64;
 pub(crate) mod portable;
-#[cfg(test)]
-mod tests;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod simd;
+#[cfg(test)]
+mod tests;
 #[cfg(target_arch = "x86_64")]
 mod x86_64;
 
@@ -90,7 +92,7 @@ pub(crate) const MANY_KEYS: usize = 1 << 15;
 
 /// The largest bit array the vector kernels take, in bytes: their reduction
 /// is exact for `bits <= 2^31`.
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 pub(crate) const MAX_VECTOR_BYTES: usize = 1 << 28;
 
 /// The smallest bit array the vector lookups take, in bytes: they read each
@@ -112,15 +114,78 @@ pub(crate) enum Kernel {
     /// AVX-512F, VL and POPCNT (x86-64).
     #[cfg(target_arch = "x86_64")]
     Avx512(x86_64::Avx512),
+    /// NEON (aarch64).
+    #[cfg(target_arch = "aarch64")]
+    Neon(aarch64::Neon),
+}
+
+/// `$vector` with `$cpu` bound to the kernel's [`Vector`] for a vector
+/// kernel, `$scalar` for the portable one: the one match of the vector
+/// kernels that the operations below share.
+macro_rules! vector {
+    ($kernel:expr, $cpu:ident => $vector:expr, scalar => $scalar:expr) => {
+        match $kernel {
+            Kernel::Scalar => $scalar,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2($cpu) => $vector,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512($cpu) => $vector,
+            #[cfg(target_arch = "aarch64")]
+            Kernel::Neon($cpu) => $vector,
+        }
+    };
+}
+
+/// What a vector kernel does: each method answers `false` (or `None`),
+/// having written nothing, for work it leaves to the portable kernel.
+/// Only the kernel's detection makes a value of its type, which proves
+/// that the CPU has what its code enables.
+pub(crate) trait Vector: Copy {
+    /// The kernel's name, as `LEVELDB_FILTER_KERNEL` takes it.
+    const NAME: &'static str;
+
+    /// Sets in `array` the `k` probe bits of every key.
+    fn insert(self, keys: &[&[u8]], variant: HashVariant, k: usize, array: &mut [u8]) -> bool;
+
+    /// Sets in `array` the `k` probe bits of every key hashed to `hashes`.
+    fn insert_hashes(self, hashes: &[u32], k: usize, array: &mut [u8]) -> bool;
+
+    /// For each key, whether all `k` of its probe bits are set in `array`,
+    /// into `out` (as long as `keys`).
+    fn contains_batch(
+        self,
+        keys: &[&[u8]],
+        variant: HashVariant,
+        k: usize,
+        array: &[u8],
+        out: &mut [bool],
+    ) -> bool;
+
+    /// Whether all `k <= 30` probe bits of a key hashed to `h` are set in
+    /// `array` (single lookups: by default the portable kernel's).
+    #[inline]
+    fn contains(self, h: u32, k: usize, array: &[u8]) -> Option<bool> {
+        let _ = (h, k, array);
+        None
+    }
+
+    /// LevelDB's `Hash` of each key, by this kernel's groups (for the tests).
+    #[cfg(test)]
+    fn hashes(self, keys: &[&[u8]], variant: HashVariant) -> Vec<u32>;
+
+    /// The positions of 30 probes of each hash in a filter of `bits` bits
+    /// (`0 < bits <= 2^31`), by this kernel's reduction (for the tests).
+    #[cfg(test)]
+    fn positions(self, hashes: &[u32], bits: u64) -> Vec<[u32; 30]>;
 }
 
 static KERNEL: OnceLock<Kernel> = OnceLock::new();
 
 impl Kernel {
     /// The kernel for this CPU, unless the environment variable
-    /// `LEVELDB_FILTER_KERNEL` asks for `scalar`, `avx2` or `avx512` (to
-    /// measure or rule out the vector code; a kernel is taken only where the
-    /// CPU has it). Decided once per process.
+    /// `LEVELDB_FILTER_KERNEL` asks for `scalar`, `avx2`, `avx512` or
+    /// `neon` (to measure or rule out the vector code; a kernel is taken
+    /// only where the CPU has it). Decided once per process.
     ///
     /// AVX-512 is the default on AMD's cores and others, AVX2 on Intel's,
     /// AVX-512 or not: there 512-bit vectors slow the code around them.
@@ -131,6 +196,9 @@ impl Kernel {
     /// crate ran 7% slower than with its own filter with AVX-512, as fast
     /// with AVX2 (benches/record/). (Intel's 512-bit license lowers the
     /// core's clock for some time after such code.)
+    ///
+    /// On aarch64 the portable kernel is the default: NEON's is taken only
+    /// when asked for, until it is measured faster on aarch64 hardware.
     #[inline]
     pub(crate) fn detect() -> Kernel {
         *KERNEL.get_or_init(Kernel::decide)
@@ -155,7 +223,15 @@ impl Kernel {
             };
             chosen.unwrap_or(Kernel::Scalar)
         }
-        #[cfg(not(target_arch = "x86_64"))]
+        #[cfg(target_arch = "aarch64")]
+        {
+            let chosen = match asked.as_str() {
+                "neon" => aarch64::Neon::detect().map(Kernel::Neon),
+                _ => None,
+            };
+            chosen.unwrap_or(Kernel::Scalar)
+        }
+        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
         {
             let _ = asked;
             Kernel::Scalar
@@ -182,31 +258,24 @@ impl Kernel {
                     .map(Kernel::Avx512),
             );
         }
+        #[cfg(target_arch = "aarch64")]
+        kernels.extend(aarch64::Neon::detect().map(Kernel::Neon));
         kernels
     }
 
     /// The kernel's name, as `LEVELDB_FILTER_KERNEL` takes it.
     pub(crate) fn name(self) -> &'static str {
-        match self {
-            Kernel::Scalar => "scalar",
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2(_) => "avx2",
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512(_) => "avx512",
+        fn name<V: Vector>(_: V) -> &'static str {
+            V::NAME
         }
+        vector!(self, cpu => name(cpu), scalar => "scalar")
     }
 
     /// Sets in `array` the `k` probe bits of every key, as LevelDB's
     /// `CreateFilter` does.
     pub(crate) fn insert(self, keys: &[&[u8]], variant: HashVariant, k: usize, array: &mut [u8]) {
         let done = keys.len() >= FEW_TO_CREATE
-            && match self {
-                Kernel::Scalar => false,
-                #[cfg(target_arch = "x86_64")]
-                Kernel::Avx2(cpu) => cpu.insert(keys, variant, k, array),
-                #[cfg(target_arch = "x86_64")]
-                Kernel::Avx512(cpu) => cpu.insert(keys, variant, k, array),
-            };
+            && vector!(self, cpu => cpu.insert(keys, variant, k, array), scalar => false);
         if !done {
             portable::insert(keys, variant, k, array);
         }
@@ -218,13 +287,7 @@ impl Kernel {
     /// notes.)
     pub(crate) fn insert_hashes(self, hashes: &[u32], k: usize, array: &mut [u8]) {
         let done = hashes.len() >= FEW_TO_CREATE
-            && match self {
-                Kernel::Scalar => false,
-                #[cfg(target_arch = "x86_64")]
-                Kernel::Avx2(cpu) => cpu.insert_hashes(hashes, k, array),
-                #[cfg(target_arch = "x86_64")]
-                Kernel::Avx512(cpu) => x86_64::Avx2::from(cpu).insert_hashes(hashes, k, array),
-            };
+            && vector!(self, cpu => cpu.insert_hashes(hashes, k, array), scalar => false);
         if !done {
             portable::insert_hashes(hashes, k, array);
         }
@@ -240,13 +303,10 @@ impl Kernel {
     /// [`contains`](Kernel::contains) for a key hashed to `h`.
     #[inline]
     pub(crate) fn contains_hash(self, h: u32, k: usize, array: &[u8]) -> bool {
-        #[cfg(target_arch = "x86_64")]
-        if let Kernel::Avx512(cpu) = self {
-            if let Some(answer) = cpu.contains(h, k, array) {
-                return answer;
-            }
+        match vector!(self, cpu => cpu.contains(h, k, array), scalar => None) {
+            Some(answer) => answer,
+            None => portable::contains_hash(h, k, array),
         }
-        portable::contains_hash(h, k, array)
     }
 
     /// [`contains`](Kernel::contains) for each of `keys`, into `out` (as
@@ -266,22 +326,47 @@ impl Kernel {
             }
             return;
         }
-        let done = match self {
-            Kernel::Scalar => false,
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2(cpu) => cpu.contains_batch(keys, variant, k, array, out),
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512(cpu) => cpu.contains_batch(keys, variant, k, array, out),
-        };
+        let done = vector!(
+            self, cpu => cpu.contains_batch(keys, variant, k, array, out), scalar => false
+        );
         if !done {
             portable::contains_batch(keys, variant, k, array, out);
         }
+    }
+
+    /// LevelDB's `Hash` of each key, as this kernel computes it (by its
+    /// groups and its paths for keys of one length and of several).
+    #[cfg(test)]
+    pub(crate) fn hashes(self, keys: &[&[u8]], variant: HashVariant) -> Vec<u32> {
+        vector!(
+            self, cpu => cpu.hashes(keys, variant),
+            scalar => keys.iter().map(|key| crate::hash(key, SEED, variant)).collect()
+        )
+    }
+
+    /// The positions of 30 probes of each hash in a filter of `bits <= 2^31`
+    /// bits, as this kernel reduces them.
+    #[cfg(test)]
+    pub(crate) fn positions(self, hashes: &[u32], bits: u64) -> Vec<[u32; 30]> {
+        vector!(
+            self, cpu => cpu.positions(hashes, bits),
+            scalar => {
+                let modulus = portable::Modulus::new(bits as usize);
+                let probes = |h: u32| {
+                    let delta = h.rotate_right(17);
+                    std::array::from_fn(|j| {
+                        modulus.reduce(h.wrapping_add((j as u32).wrapping_mul(delta))) as u32
+                    })
+                };
+                hashes.iter().map(|&h| probes(h)).collect()
+            }
+        )
     }
 }
 
 /// Whether a vector kernel takes a bit array of `bytes` bytes probed `k`
 /// times per key (`k == 0` is LevelDB's "no probes": the portable kernel's).
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 #[inline]
 fn vectorable(bytes: usize, k: usize) -> bool {
     (1..=MAX_VECTOR_BYTES).contains(&bytes) && (1..=30).contains(&k)

@@ -111,6 +111,21 @@ pub(crate) trait Lanes<const N: usize>: Copy {
     }
 }
 
+/// The methods of [`Lanes`] that are one expression each, from a table of
+/// `fn method(arguments) -> type => expression;` in an instruction set's
+/// impl: the table is what differs between instruction sets.
+macro_rules! one_intrinsic {
+    ($(fn $name:ident($($arg:ident: $ty:ty),*) $(-> $ret:ty)? => $op:expr;)*) => {$(
+        #[inline(always)]
+        unsafe fn $name($($arg: $ty),*) $(-> $ret)? {
+            // SAFETY: the trait's contract, a CPU with the instructions;
+            // a pointer reads or writes only the argument it comes from.
+            unsafe { $op }
+        }
+    )*};
+}
+pub(crate) use one_intrinsic;
+
 /// Just under `1 / bits`: four ulps less than the nearest double, so that
 /// `h * inv` truncated is `h / bits` rounded down or one less, for every
 /// 32-bit `h` and `bits <= 2^31` (see [`Reducer::rem`]).
@@ -516,7 +531,7 @@ pub(crate) unsafe fn hash_same<V: Lanes<N>, const N: usize, const G: usize>(
             for &word in &w[..r / 4] {
                 *h = round(*h, word);
             }
-            if r % 4 != 0 {
+            if !r.is_multiple_of(4) {
                 *h = finish(*h, w[r / 4], variant);
             }
         }
@@ -564,8 +579,7 @@ pub(crate) unsafe fn hash_step<V: Lanes<N>, const N: usize, const G: usize>(
     keys: &[&[u8]],
     variant: HashVariant,
 ) -> ([V; G], [usize; G]) {
-    let lens: [usize; G] =
-        std::array::from_fn(|g| keys.len().saturating_sub(g * N).min(N));
+    let lens: [usize; G] = std::array::from_fn(|g| keys.len().saturating_sub(g * N).min(N));
     // SAFETY: as for this function.
     unsafe {
         if keys.len() == G * N {
@@ -608,40 +622,44 @@ pub(crate) unsafe fn hash_by_length<V: Lanes<N>, const N: usize, const N2: usize
     debug_assert_eq!(N2, 2 * N);
     // (Closures here are inlined, always: on their own they would be
     // compiled without the caller's features.)
-    groups_by_length::<N2>(keys, #[inline(always)] |group, at, n, class| {
-        let (groups, _) = group.as_chunks::<N>();
-        let (ats, _) = at.as_chunks::<N>();
-        let counts = [n.min(N), n.saturating_sub(N)];
-        // SAFETY (the block): as for this function; `groups_by_length`
-        // vouches that below the last class, every key of the group is
-        // `class` bytes long.
-        let h = unsafe {
-            if class < CLASSES - 1 && n > N {
-                hash_same([&groups[0], &groups[1]], class, variant)
-            } else {
-                let mut h = [V::splat(0); 2];
-                for g in 0..2 {
-                    h[g] = match counts[g] {
-                        0 => break,
-                        // A few keys left: one at a time costs less than a group.
-                        1..FEW_WAITING => V::hash_apart(&groups[g][..counts[g]], variant),
-                        _ if class < CLASSES - 1 => {
-                            let [h] = hash_same([&groups[g]], class, variant);
-                            h
-                        }
-                        _ => V::hash_apart(&groups[g], variant),
-                    };
+    groups_by_length::<N2>(
+        keys,
+        #[inline(always)]
+        |group, at, n, class| {
+            let (groups, _) = group.as_chunks::<N>();
+            let (ats, _) = at.as_chunks::<N>();
+            let counts = [n.min(N), n.saturating_sub(N)];
+            // SAFETY (the block): as for this function; `groups_by_length`
+            // vouches that below the last class, every key of the group is
+            // `class` bytes long.
+            let h = unsafe {
+                if class < CLASSES - 1 && n > N {
+                    hash_same([&groups[0], &groups[1]], class, variant)
+                } else {
+                    let mut h = [V::splat(0); 2];
+                    for g in 0..2 {
+                        h[g] = match counts[g] {
+                            0 => break,
+                            // A few keys left: one at a time costs less than a group.
+                            1..FEW_WAITING => V::hash_apart(&groups[g][..counts[g]], variant),
+                            _ if class < CLASSES - 1 => {
+                                let [h] = hash_same([&groups[g]], class, variant);
+                                h
+                            }
+                            _ => V::hash_apart(&groups[g], variant),
+                        };
+                    }
+                    h
                 }
-                h
+            };
+            // (One call of `emit`, which is inlined where it is called.)
+            for g in 0..2 {
+                if counts[g] > 0 {
+                    emit(h[g], &ats[g], counts[g]);
+                }
             }
-        };
-        // (One call of `emit`, which is inlined where it is called.)
-        for g in 0..2 {
-            if counts[g] > 0 {
-                emit(h[g], &ats[g], counts[g]);
-            }
-        }
-    });
+        },
+    );
 }
 
 /// Up to `G * N` hashes as `G` vectors, and how many each holds.
@@ -722,15 +740,20 @@ pub(crate) unsafe fn buffered_hashes<V: Lanes<N>, const N: usize, const N2: usiz
     let mut len = 0;
     // SAFETY: as for this function.
     unsafe {
-        hash_by_length::<V, N, N2>(keys, variant, #[inline(always)] |h, _, n| {
-            let to: &mut [u32; N] = (&mut hashes[len..len + N]).try_into().expect("N");
-            h.store(to);
-            len += n;
-            if len >= BUFFER {
-                flush(&hashes[..len]);
-                len = 0;
-            }
-        });
+        hash_by_length::<V, N, N2>(
+            keys,
+            variant,
+            #[inline(always)]
+            |h, _, n| {
+                let to: &mut [u32; N] = (&mut hashes[len..len + N]).try_into().expect("N");
+                h.store(to);
+                len += n;
+                if len >= BUFFER {
+                    flush(&hashes[..len]);
+                    len = 0;
+                }
+            },
+        );
     }
     flush(&hashes[..len]);
 }
@@ -749,13 +772,18 @@ pub(crate) unsafe fn hashes_in_order<V: Lanes<N>, const N: usize, const N2: usiz
 ) {
     // SAFETY: as for this function.
     unsafe {
-        hash_by_length::<V, N, N2>(keys, variant, #[inline(always)] |h, at, n| {
-            let mut out = [0u32; N];
-            h.store(&mut out);
-            for (&i, h) in at[..n].iter().zip(out) {
-                hashes[i] = h;
-            }
-        });
+        hash_by_length::<V, N, N2>(
+            keys,
+            variant,
+            #[inline(always)]
+            |h, at, n| {
+                let mut out = [0u32; N];
+                h.store(&mut out);
+                for (&i, h) in at[..n].iter().zip(out) {
+                    hashes[i] = h;
+                }
+            },
+        );
     }
 }
 

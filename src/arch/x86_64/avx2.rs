@@ -15,8 +15,8 @@ use std::arch::x86_64::*;
 use std::mem::MaybeUninit;
 use std::sync::OnceLock;
 
-use crate::arch::simd::{self, hash_step, Lanes, Reducer, Probes};
-use crate::arch::{looks_one_length, vectorable, FEW_TO_GROUP, MIN_PROBED_BYTES};
+use crate::arch::simd::{self, hash_step, one_intrinsic, Lanes, Probes, Reducer};
+use crate::arch::{looks_one_length, vectorable, Vector, FEW_TO_GROUP, MIN_PROBED_BYTES};
 use crate::HashVariant;
 
 /// Proof that this CPU has AVX2: only [`Avx2::detect`] makes one, so that
@@ -62,16 +62,14 @@ impl Avx2 {
     pub(crate) fn every_probing(self) -> [Avx2; 2] {
         [false, true].map(|gather| Avx2 { gather })
     }
+}
+
+impl Vector for Avx2 {
+    const NAME: &'static str = "avx2";
 
     /// Sets in `array` the `k` probe bits of every key; `false` (nothing
     /// written) for an array or a `k` this kernel does not take.
-    pub(crate) fn insert(
-        self,
-        keys: &[&[u8]],
-        variant: HashVariant,
-        k: usize,
-        array: &mut [u8],
-    ) -> bool {
+    fn insert(self, keys: &[&[u8]], variant: HashVariant, k: usize, array: &mut [u8]) -> bool {
         if !vectorable(array.len(), k) {
             return false;
         }
@@ -88,7 +86,7 @@ impl Avx2 {
     /// For each key, whether all `k` of its probe bits are set in `array`,
     /// into `out` (as long as `keys`); `false` (nothing written) for an
     /// array or a `k` this kernel does not take.
-    pub(crate) fn contains_batch(
+    fn contains_batch(
         self,
         keys: &[&[u8]],
         variant: HashVariant,
@@ -114,7 +112,7 @@ impl Avx2 {
     /// Sets in `array` the `k` probe bits of every key hashed to `hashes`;
     /// `false` (nothing written) for an array or a `k` this kernel does not
     /// take.
-    pub(crate) fn insert_hashes(self, hashes: &[u32], k: usize, array: &mut [u8]) -> bool {
+    fn insert_hashes(self, hashes: &[u32], k: usize, array: &mut [u8]) -> bool {
         if !vectorable(array.len(), k) {
             return false;
         }
@@ -126,7 +124,7 @@ impl Avx2 {
 
     /// LevelDB's `Hash` of each key, by this kernel's groups (for the tests).
     #[cfg(test)]
-    pub(crate) fn hashes(self, keys: &[&[u8]], variant: HashVariant) -> Vec<u32> {
+    fn hashes(self, keys: &[&[u8]], variant: HashVariant) -> Vec<u32> {
         // SAFETY: `self` proves the CPU has AVX2.
         unsafe { hashes(keys, variant) }
     }
@@ -134,7 +132,7 @@ impl Avx2 {
     /// The positions of 30 probes of each hash in a filter of `bits` bits
     /// (`0 < bits <= 2^31`), by this kernel's reduction (for the tests).
     #[cfg(test)]
-    pub(crate) fn positions(self, hashes: &[u32], bits: u64) -> Vec<[u32; 30]> {
+    fn positions(self, hashes: &[u32], bits: u64) -> Vec<[u32; 30]> {
         // SAFETY: `self` proves the CPU has AVX2.
         unsafe { positions(hashes, bits) }
     }
@@ -160,7 +158,9 @@ unsafe fn insert(
     // SAFETY: as for this function; the reducer is made for `array`.
     unsafe {
         let reducer = Reducer::<__m256i, 8>::new(array.len() as u64 * 8);
-        let steps = keys.chunks(8).map(|group| hash_step::<__m256i, 8, 1>(group, variant));
+        let steps = keys
+            .chunks(8)
+            .map(|group| hash_step::<__m256i, 8, 1>(group, variant));
         simd::insert_steps(steps, &reducer, k, array);
     }
 }
@@ -228,7 +228,9 @@ unsafe fn contains(
             }
             return;
         }
-        let steps = keys.chunks(8).map(|group| hash_step::<__m256i, 8, 1>(group, variant));
+        let steps = keys
+            .chunks(8)
+            .map(|group| hash_step::<__m256i, 8, 1>(group, variant));
         if gather {
             gather_steps(steps, &reducer, k, array, out);
         } else {
@@ -455,16 +457,6 @@ impl Lanes<8> for __m256i {
     type Inverse = __m256d;
     const ROWS_AHEAD: bool = true;
 
-    #[inline(always)]
-    unsafe fn splat(x: u32) -> Self {
-        // SAFETY: see the impl.
-        unsafe { _mm256_set1_epi32(x as i32) }
-    }
-    #[inline(always)]
-    unsafe fn load(words: &[u32; 8]) -> Self {
-        // SAFETY: see the impl; `words` is 32 bytes.
-        unsafe { _mm256_loadu_si256(words.as_ptr().cast()) }
-    }
     /// One load, masked for fewer than eight (a copy to the stack and a
     /// load of it waits for the copy's stores).
     #[inline(always)]
@@ -485,75 +477,26 @@ impl Lanes<8> for __m256i {
             _mm256_maskload_epi32(words.as_ptr().cast(), mask)
         }
     }
-    #[inline(always)]
-    unsafe fn store(self, to: &mut [u32; 8]) {
-        // SAFETY: see the impl; `to` is 32 bytes.
-        unsafe { _mm256_storeu_si256(to.as_mut_ptr().cast(), self) }
-    }
-    #[inline(always)]
-    unsafe fn store_uninit(self, to: &mut MaybeUninit<[u32; 8]>) {
-        // SAFETY: see the impl; `to` is 32 bytes.
-        unsafe { _mm256_storeu_si256(to.as_mut_ptr().cast(), self) }
-    }
-    #[inline(always)]
-    unsafe fn add(self, other: Self) -> Self {
-        // SAFETY: see the impl.
-        unsafe { _mm256_add_epi32(self, other) }
-    }
-    #[inline(always)]
-    unsafe fn sub(self, other: Self) -> Self {
-        // SAFETY: see the impl.
-        unsafe { _mm256_sub_epi32(self, other) }
-    }
-    #[inline(always)]
-    unsafe fn mul(self, other: Self) -> Self {
-        // SAFETY: see the impl.
-        unsafe { _mm256_mullo_epi32(self, other) }
-    }
-    #[inline(always)]
-    unsafe fn xor(self, other: Self) -> Self {
-        // SAFETY: see the impl.
-        unsafe { _mm256_xor_si256(self, other) }
-    }
-    #[inline(always)]
-    unsafe fn and(self, other: Self) -> Self {
-        // SAFETY: see the impl.
-        unsafe { _mm256_and_si256(self, other) }
-    }
-    #[inline(always)]
-    unsafe fn min(self, other: Self) -> Self {
-        // SAFETY: see the impl.
-        unsafe { _mm256_min_epu32(self, other) }
-    }
-    #[inline(always)]
-    unsafe fn shl_by(self, by: Self) -> Self {
-        // SAFETY: see the impl.
-        unsafe { _mm256_sllv_epi32(self, by) }
-    }
-    #[inline(always)]
-    unsafe fn shl1(self) -> Self {
-        // SAFETY: see the impl.
-        unsafe { _mm256_slli_epi32::<1>(self) }
-    }
-    #[inline(always)]
-    unsafe fn shr3(self) -> Self {
-        // SAFETY: see the impl.
-        unsafe { _mm256_srli_epi32::<3>(self) }
-    }
-    #[inline(always)]
-    unsafe fn shr16(self) -> Self {
-        // SAFETY: see the impl.
-        unsafe { _mm256_srli_epi32::<16>(self) }
-    }
-    #[inline(always)]
-    unsafe fn shr24(self) -> Self {
-        // SAFETY: see the impl.
-        unsafe { _mm256_srli_epi32::<24>(self) }
-    }
-    #[inline(always)]
-    unsafe fn rotr17(self) -> Self {
-        // SAFETY: see the impl.
-        unsafe { _mm256_or_si256(_mm256_srli_epi32::<17>(self), _mm256_slli_epi32::<15>(self)) }
+    one_intrinsic! {
+        fn splat(x: u32) -> Self => _mm256_set1_epi32(x as i32);
+        fn load(words: &[u32; 8]) -> Self => _mm256_loadu_si256(words.as_ptr().cast());
+        fn store(self: Self, to: &mut [u32; 8]) => _mm256_storeu_si256(to.as_mut_ptr().cast(), self);
+        fn store_uninit(self: Self, to: &mut MaybeUninit<[u32; 8]>) =>
+            _mm256_storeu_si256(to.as_mut_ptr().cast(), self);
+        fn inverse(inv: f64) -> __m256d => _mm256_set1_pd(inv);
+        fn add(self: Self, other: Self) -> Self => _mm256_add_epi32(self, other);
+        fn sub(self: Self, other: Self) -> Self => _mm256_sub_epi32(self, other);
+        fn mul(self: Self, other: Self) -> Self => _mm256_mullo_epi32(self, other);
+        fn xor(self: Self, other: Self) -> Self => _mm256_xor_si256(self, other);
+        fn and(self: Self, other: Self) -> Self => _mm256_and_si256(self, other);
+        fn min(self: Self, other: Self) -> Self => _mm256_min_epu32(self, other);
+        fn shl_by(self: Self, by: Self) -> Self => _mm256_sllv_epi32(self, by);
+        fn shl1(self: Self) -> Self => _mm256_slli_epi32::<1>(self);
+        fn shr3(self: Self) -> Self => _mm256_srli_epi32::<3>(self);
+        fn shr16(self: Self) -> Self => _mm256_srli_epi32::<16>(self);
+        fn shr24(self: Self) -> Self => _mm256_srli_epi32::<24>(self);
+        fn rotr17(self: Self) -> Self =>
+            _mm256_or_si256(_mm256_srli_epi32::<17>(self), _mm256_slli_epi32::<15>(self));
     }
     #[inline(always)]
     unsafe fn select_wrapped(sum: Self, addend: Self, wrapped: Self, kept: Self) -> Self {
@@ -563,11 +506,6 @@ impl Lanes<8> for __m256i {
             let not_wrapped = _mm256_cmpeq_epi32(_mm256_max_epu32(sum, addend), sum);
             _mm256_blendv_epi8(wrapped, kept, not_wrapped)
         }
-    }
-    #[inline(always)]
-    unsafe fn inverse(inv: f64) -> __m256d {
-        // SAFETY: see the impl.
-        unsafe { _mm256_set1_pd(inv) }
     }
     #[inline(always)]
     unsafe fn quotient(self, inv: __m256d) -> Self {
@@ -608,7 +546,14 @@ impl Lanes<8> for __m256i {
                 }
             }
             // SAFETY: see the impl.
-            return unsafe { [Self::load(&first), Self::load(&second), Self::splat(0), Self::splat(0)] };
+            return unsafe {
+                [
+                    Self::load(&first),
+                    Self::load(&second),
+                    Self::splat(0),
+                    Self::splat(0),
+                ]
+            };
         }
         let r = (len - at) as i8;
         // SAFETY: see the impl; the loads check the keys' bytes.

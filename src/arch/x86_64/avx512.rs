@@ -28,10 +28,10 @@
 use std::arch::x86_64::*;
 use std::mem::MaybeUninit;
 
-use crate::arch::simd::{self, hash_step, Lanes, Reducer};
+use crate::arch::simd::{self, hash_step, one_intrinsic, Lanes, Reducer};
 use crate::arch::{
-    looks_one_length, vectorable, FEW_FOR_CASCADE, FEW_TO_GROUP, MANY_KEYS, MAX_VECTOR_BYTES,
-    MIN_PROBED_BYTES, PAIRS_FROM,
+    looks_one_length, vectorable, Vector, FEW_FOR_CASCADE, FEW_TO_GROUP, MANY_KEYS,
+    MAX_VECTOR_BYTES, MIN_PROBED_BYTES, PAIRS_FROM,
 };
 use crate::hash::{tail, M, SEED};
 use crate::HashVariant;
@@ -70,16 +70,14 @@ impl Avx512 {
     pub(crate) fn every_batching(self) -> [Avx512; 2] {
         [Batching::CascadeOrPairs, Batching::Pairs].map(|batching| Avx512 { batching })
     }
+}
+
+impl Vector for Avx512 {
+    const NAME: &'static str = "avx512";
 
     /// Sets in `array` the `k` probe bits of every key; `false` (nothing
     /// written) for an array or a `k` this kernel does not take.
-    pub(crate) fn insert(
-        self,
-        keys: &[&[u8]],
-        variant: HashVariant,
-        k: usize,
-        array: &mut [u8],
-    ) -> bool {
+    fn insert(self, keys: &[&[u8]], variant: HashVariant, k: usize, array: &mut [u8]) -> bool {
         if !vectorable(array.len(), k) {
             return false;
         }
@@ -92,7 +90,7 @@ impl Avx512 {
     /// For each key, whether all `k` of its probe bits are set in `array`,
     /// into `out` (as long as `keys`); `false` (nothing written) for an
     /// array or a `k` this kernel does not take.
-    pub(crate) fn contains_batch(
+    fn contains_batch(
         self,
         keys: &[&[u8]],
         variant: HashVariant,
@@ -110,10 +108,18 @@ impl Avx512 {
         true
     }
 
+    /// AVX2's code ([`Avx2::from`](super::Avx2)): this kernel has none of
+    /// its own for the bits of a filter block's filters (a builder's
+    /// filters hold a few dozen keys each; sixteen lanes were not tried
+    /// there).
+    fn insert_hashes(self, hashes: &[u32], k: usize, array: &mut [u8]) -> bool {
+        super::Avx2::from(self).insert_hashes(hashes, k, array)
+    }
+
     /// Whether all `k <= 30` probe bits of a key hashed to `h` are set in
     /// `array`; `None` for an array this kernel does not take.
     #[inline]
-    pub(crate) fn contains(self, h: u32, k: usize, array: &[u8]) -> Option<bool> {
+    fn contains(self, h: u32, k: usize, array: &[u8]) -> Option<bool> {
         if !(MIN_PROBED_BYTES..=MAX_VECTOR_BYTES).contains(&array.len()) || k > 30 {
             return None;
         }
@@ -124,7 +130,7 @@ impl Avx512 {
 
     /// LevelDB's `Hash` of each key, by this kernel's groups (for the tests).
     #[cfg(test)]
-    pub(crate) fn hashes(self, keys: &[&[u8]], variant: HashVariant) -> Vec<u32> {
+    fn hashes(self, keys: &[&[u8]], variant: HashVariant) -> Vec<u32> {
         // SAFETY: `self` proves the CPU has AVX-512F and VL.
         unsafe { hashes(keys, variant) }
     }
@@ -132,7 +138,7 @@ impl Avx512 {
     /// The positions of 30 probes of each hash in a filter of `bits` bits
     /// (`0 < bits <= 2^31`), by this kernel's reduction (for the tests).
     #[cfg(test)]
-    pub(crate) fn positions(self, hashes: &[u32], bits: u64) -> Vec<[u32; 30]> {
+    fn positions(self, hashes: &[u32], bits: u64) -> Vec<[u32; 30]> {
         // SAFETY: `self` proves the CPU has AVX-512F and VL.
         unsafe { positions(hashes, bits) }
     }
@@ -301,7 +307,13 @@ unsafe fn contains(
 /// `4 <= array.len()`.
 #[inline(never)]
 #[target_feature(enable = "avx512f,avx512vl,popcnt")]
-unsafe fn by_cascade(hashes: &[u32], reducer: &Reducer<__m512i, LANES>, k: usize, array: &[u8], out: &mut [bool]) {
+unsafe fn by_cascade(
+    hashes: &[u32],
+    reducer: &Reducer<__m512i, LANES>,
+    k: usize,
+    array: &[u8],
+    out: &mut [bool],
+) {
     // SAFETY: the caller vouches for the array's length.
     let mut cascade = unsafe { Cascade::new(array, reducer, k) };
     cascade.answer(hashes, out);
@@ -587,7 +599,10 @@ unsafe fn contains_pairs<const GATHER_BOTH: bool>(
 #[target_feature(enable = "avx512f,avx512vl")]
 unsafe fn hash_may_match(h: u32, k: usize, array: &[u8]) -> bool {
     let bits = array.len() as u64 * 8;
-    let (inv, bits) = (_mm512_set1_pd(simd::inverse(bits)), _mm256_set1_epi32(bits as i32));
+    let (inv, bits) = (
+        _mm512_set1_pd(simd::inverse(bits)),
+        _mm256_set1_epi32(bits as i32),
+    );
     let last_word = _mm256_set1_epi32((array.len() - 4) as i32);
     by_eights(h, k, |h: __m256i, probes: usize| {
         let active = (1u32 << probes).wrapping_sub(1) as __mmask8;
@@ -971,102 +986,35 @@ impl Lanes<LANES> for __m512i {
     const ROWS_AHEAD: bool = false;
 
     #[inline(always)]
-    unsafe fn splat(x: u32) -> Self {
-        // SAFETY: see the impl.
-        unsafe { _mm512_set1_epi32(x as i32) }
-    }
-    #[inline(always)]
-    unsafe fn load(words: &[u32; LANES]) -> Self {
-        // SAFETY: see the impl; `words` is 64 bytes.
-        unsafe { _mm512_loadu_si512(words.as_ptr().cast()) }
-    }
-    #[inline(always)]
     unsafe fn load_up_to(words: &[u32]) -> Self {
         // SAFETY: see the impl; the first `words.len()` lanes are the
         // slice's, the others neither read nor able to fault.
         unsafe { _mm512_maskz_loadu_epi32(first_lanes(words.len()), words.as_ptr().cast()) }
     }
-    #[inline(always)]
-    unsafe fn store(self, to: &mut [u32; LANES]) {
-        // SAFETY: see the impl; `to` is 64 bytes.
-        unsafe { _mm512_storeu_si512(to.as_mut_ptr().cast(), self) }
-    }
-    /// (Masks stay 32-bit: narrowing stores, VPMOVDB, are slow on AMD's
-    /// cores.)
-    #[inline(always)]
-    unsafe fn store_uninit(self, to: &mut MaybeUninit<[u32; LANES]>) {
-        // SAFETY: see the impl; `to` is 64 bytes.
-        unsafe { _mm512_storeu_si512(to.as_mut_ptr().cast(), self) }
-    }
-    #[inline(always)]
-    unsafe fn add(self, other: Self) -> Self {
-        // SAFETY: see the impl.
-        unsafe { _mm512_add_epi32(self, other) }
-    }
-    #[inline(always)]
-    unsafe fn sub(self, other: Self) -> Self {
-        // SAFETY: see the impl.
-        unsafe { _mm512_sub_epi32(self, other) }
-    }
-    #[inline(always)]
-    unsafe fn mul(self, other: Self) -> Self {
-        // SAFETY: see the impl.
-        unsafe { _mm512_mullo_epi32(self, other) }
-    }
-    #[inline(always)]
-    unsafe fn xor(self, other: Self) -> Self {
-        // SAFETY: see the impl.
-        unsafe { _mm512_xor_si512(self, other) }
-    }
-    #[inline(always)]
-    unsafe fn and(self, other: Self) -> Self {
-        // SAFETY: see the impl.
-        unsafe { _mm512_and_si512(self, other) }
-    }
-    #[inline(always)]
-    unsafe fn min(self, other: Self) -> Self {
-        // SAFETY: see the impl.
-        unsafe { _mm512_min_epu32(self, other) }
-    }
-    #[inline(always)]
-    unsafe fn shl_by(self, by: Self) -> Self {
-        // SAFETY: see the impl.
-        unsafe { _mm512_sllv_epi32(self, by) }
-    }
-    #[inline(always)]
-    unsafe fn shl1(self) -> Self {
-        // SAFETY: see the impl.
-        unsafe { _mm512_slli_epi32::<1>(self) }
-    }
-    #[inline(always)]
-    unsafe fn shr3(self) -> Self {
-        // SAFETY: see the impl.
-        unsafe { _mm512_srli_epi32::<3>(self) }
-    }
-    #[inline(always)]
-    unsafe fn shr16(self) -> Self {
-        // SAFETY: see the impl.
-        unsafe { _mm512_srli_epi32::<16>(self) }
-    }
-    #[inline(always)]
-    unsafe fn shr24(self) -> Self {
-        // SAFETY: see the impl.
-        unsafe { _mm512_srli_epi32::<24>(self) }
-    }
-    #[inline(always)]
-    unsafe fn rotr17(self) -> Self {
-        // SAFETY: see the impl.
-        unsafe { _mm512_ror_epi32::<17>(self) }
-    }
-    #[inline(always)]
-    unsafe fn select_wrapped(sum: Self, addend: Self, wrapped: Self, kept: Self) -> Self {
-        // SAFETY: see the impl.
-        unsafe { _mm512_mask_blend_epi32(_mm512_cmplt_epu32_mask(sum, addend), kept, wrapped) }
-    }
-    #[inline(always)]
-    unsafe fn inverse(inv: f64) -> __m512d {
-        // SAFETY: see the impl.
-        unsafe { _mm512_set1_pd(inv) }
+    one_intrinsic! {
+        fn splat(x: u32) -> Self => _mm512_set1_epi32(x as i32);
+        fn load(words: &[u32; LANES]) -> Self => _mm512_loadu_si512(words.as_ptr().cast());
+        fn store(self: Self, to: &mut [u32; LANES]) =>
+            _mm512_storeu_si512(to.as_mut_ptr().cast(), self);
+        // (Masks stay 32-bit: narrowing stores, VPMOVDB, are slow on AMD's
+        // cores.)
+        fn store_uninit(self: Self, to: &mut MaybeUninit<[u32; LANES]>) =>
+            _mm512_storeu_si512(to.as_mut_ptr().cast(), self);
+        fn inverse(inv: f64) -> __m512d => _mm512_set1_pd(inv);
+        fn add(self: Self, other: Self) -> Self => _mm512_add_epi32(self, other);
+        fn sub(self: Self, other: Self) -> Self => _mm512_sub_epi32(self, other);
+        fn mul(self: Self, other: Self) -> Self => _mm512_mullo_epi32(self, other);
+        fn xor(self: Self, other: Self) -> Self => _mm512_xor_si512(self, other);
+        fn and(self: Self, other: Self) -> Self => _mm512_and_si512(self, other);
+        fn min(self: Self, other: Self) -> Self => _mm512_min_epu32(self, other);
+        fn shl_by(self: Self, by: Self) -> Self => _mm512_sllv_epi32(self, by);
+        fn shl1(self: Self) -> Self => _mm512_slli_epi32::<1>(self);
+        fn shr3(self: Self) -> Self => _mm512_srli_epi32::<3>(self);
+        fn shr16(self: Self) -> Self => _mm512_srli_epi32::<16>(self);
+        fn shr24(self: Self) -> Self => _mm512_srli_epi32::<24>(self);
+        fn rotr17(self: Self) -> Self => _mm512_ror_epi32::<17>(self);
+        fn select_wrapped(sum: Self, addend: Self, wrapped: Self, kept: Self) -> Self =>
+            _mm512_mask_blend_epi32(_mm512_cmplt_epu32_mask(sum, addend), kept, wrapped);
     }
     /// Eight lanes at a time, by unsigned conversions.
     #[inline(always)]
@@ -1109,7 +1057,7 @@ impl Lanes<LANES> for __m512i {
                     part4(keys, &counts, chunk, 12),
                 ]);
             }
-            if len % 4 != 0 {
+            if !len.is_multiple_of(4) {
                 w[words - chunk] = match len >= 4 {
                     true => tails_same(keys, len),
                     false => tails16(keys),
@@ -1153,4 +1101,3 @@ mod tests {
         assert!(!super::by_length(&keys[..255]), "too few to sort");
     }
 }
-
