@@ -4,26 +4,37 @@
 //!
 //! | kernel | runs on | serves |
 //! |---|---|---|
-//! | [`portable`] (`scalar`) | every CPU | all work the others leave; the reference |
+//! | [`portable`] (`scalar`) | every CPU | all work the others leave; the reference; the default on aarch64 |
 //! | `x86_64::avx512` | AVX-512F, VL, POPCNT and AVX2 (default but on Intel) | filters, batches and single lookups |
 //! | `x86_64::avx2` | AVX2 (default without AVX-512, and on Intel) | filters and batches: of keys of one length, and of mixed lengths from [`FEW_TO_GROUP`] keys (batches by gathers where a timing at start-up finds them faster); the bits of a filter block's filters from their hashes (on AVX-512 CPUs too) |
+//! | `aarch64::neon` | NEON (aarch64), only with `LEVELDB_FILTER_KERNEL=neon` | as AVX2, batches without gathers |
+//!
+//! The vector kernels run one algorithm, [`simd`]'s, written over a lane
+//! trait ([`simd::Lanes`]) that each instruction set implements: hashing
+//! keys transposed, the reduction and probe positions, rows of indexes and
+//! masks, grouping by length, batches. Each kernel's file holds its lanes
+//! and what only it does (AVX-512's cascade, single lookups and
+//! prefetching; AVX2's gathers and their timing).
 //!
 //! Why Intel's cores take AVX2 even with AVX-512: see [`Kernel::detect`]
-//! (512-bit vectors slow the engine code around them there).
+//! (512-bit vectors slow the engine code around them there). Why NEON is
+//! not the default on aarch64: it has not been measured on aarch64
+//! hardware yet (only tested, under QEMU).
 //!
 //! Why each leaves what it leaves:
-//! - Single lookups on AVX2 are the portable kernel's: an AVX2 lookup must
-//!   gather its probes' words, and gathers are slow on many AVX2 cores (AMD
-//!   Zen 2 and 3; Intel Skylake to Tiger Lake since the 2023 "Downfall"
-//!   microcode), where it lost to the portable early exit. AVX-512 cores
-//!   gather fast enough to win.
-//! - A few keys of mixed lengths on AVX2 are the portable kernel's: AVX2
-//!   hashes eight keys at once only from chunks of one length (no gathers),
-//!   so mixed lengths wait with others of their length until sixteen, which
-//!   pays from [`FEW_TO_GROUP`] keys on (below, the classes left part-full at
-//!   the end, padded, cost more than they save); mixed lengths placed in
-//!   vectors one key at a time lost to the portable code. (AVX-512 does the
-//!   same, sixteen to a vector, and has masked loads.)
+//! - Single lookups on AVX2 and NEON are the portable kernel's: an AVX2
+//!   lookup must gather its probes' words, and gathers are slow on many
+//!   AVX2 cores (AMD Zen 2 and 3; Intel Skylake to Tiger Lake since the
+//!   2023 "Downfall" microcode), where it lost to the portable early exit.
+//!   AVX-512 cores gather fast enough to win. (NEON has no gathers.)
+//! - A few keys of mixed lengths on AVX2 and NEON are the portable
+//!   kernel's: they hash a group at once only from chunks of one length
+//!   (no gathers), so mixed lengths wait with others of their length
+//!   until two groups, which pays from [`FEW_TO_GROUP`] keys on (below,
+//!   the classes left part-full at the end, padded, cost more than they
+//!   save); mixed lengths placed in vectors one key at a time lost to the
+//!   portable code. (AVX-512 does the same, and has masked loads and
+//!   gathers for the groups of mixed lengths.)
 //! - Few keys (the thresholds below): a vector kernel's setup and latency
 //!   cost more than it saves.
 //! - Bit arrays past 2^28 bytes: the vector kernels' reduction (`h % bits`
@@ -32,15 +43,15 @@
 //!   AVX-512 kernel has no code of its own for them (a builder's filters
 //!   hold a few dozen keys each; sixteen lanes were not tried there).
 //!
-//! A vector kernel is a value only detection makes (`Avx2`, `Avx512`): its
-//! methods are safe to call because the value proves the CPU has what they
-//! enable. Adding a kernel (NEON, say) is a folder beside `x86_64/` with such
-//! a type, an arm in [`Kernel`], in `Kernel::decide` and `Kernel::all`, and
-//! one in each operation below. The tests in `tests.rs` run every kernel the
-//! CPU has against the portable one and LevelDB's formula.
+//! A vector kernel is a value only detection makes (`Avx2`, `Avx512`,
+//! `Neon`): its [`Vector`] methods are safe to call because the value
+//! proves the CPU has what they enable. Adding a kernel is a file that
+//! implements [`simd::Lanes`] for its vectors and [`Vector`] for its type
+//! (with the entry points that instantiate [`simd`]'s code), an arm in
+//! [`Kernel`] and in the `vector!` match, and its detection in
+//! `Kernel::decide` and `Kernel::all`. The tests in `tests.rs` run every
+//! kernel the CPU has against the portable one and LevelDB's formula.
 
-#[cfg(target_arch = "aarch64")]
-mod aarch64;
 pub(crate) mod portable;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod simd;
