@@ -52,6 +52,8 @@
 //! `Kernel::decide` and `Kernel::all`. The tests in `tests.rs` run every
 //! kernel the CPU has against the portable one and LevelDB's formula.
 
+#[cfg(target_arch = "aarch64")]
+mod aarch64;
 pub(crate) mod portable;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod simd;
@@ -381,6 +383,19 @@ impl Kernel {
 #[inline]
 fn vectorable(bytes: usize, k: usize) -> bool {
     (1..=MAX_VECTOR_BYTES).contains(&bytes) && (1..=30).contains(&k)
+}
+
+/// Whether a kernel that hashes keys of mixed lengths only by length
+/// takes `keys` against an array of `bytes` bytes probed `k` times:
+/// `Some(by_length)`, whether they are of mixed lengths (taken from
+/// [`FEW_TO_GROUP`] keys: fewer are the portable kernel's), or `None`.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+fn grouped(keys: &[&[u8]], bytes: usize, k: usize) -> Option<bool> {
+    if !vectorable(bytes, k) {
+        return None;
+    }
+    let by_length = !looks_one_length(keys);
+    (!by_length || keys.len() >= FEW_TO_GROUP).then_some(by_length)
 }
 
 /// Whether `keys` (at least one) look like keys of one length, from a sample

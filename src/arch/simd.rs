@@ -113,7 +113,8 @@ pub(crate) trait Lanes<const N: usize>: Copy {
 
 /// The methods of [`Lanes`] that are one expression each, from a table of
 /// `fn method(arguments) -> type => expression;` in an instruction set's
-/// impl: the table is what differs between instruction sets.
+/// impl, or of `method = intrinsic` for its lane-wise operations: the
+/// table is what differs between instruction sets.
 macro_rules! one_intrinsic {
     ($(fn $name:ident($($arg:ident: $ty:ty),*) $(-> $ret:ty)? => $op:expr;)*) => {$(
         #[inline(always)]
@@ -123,6 +124,23 @@ macro_rules! one_intrinsic {
             unsafe { $op }
         }
     )*};
+    // Lane-wise operations of two vectors, then of one.
+    (binary: $($two:ident = $op2:expr),*; unary: $($one:ident = $op1:expr),*) => {
+        $(
+            #[inline(always)]
+            unsafe fn $two(self, other: Self) -> Self {
+                // SAFETY: the trait's contract, a CPU with the instructions.
+                unsafe { $op2(self, other) }
+            }
+        )*
+        $(
+            #[inline(always)]
+            unsafe fn $one(self) -> Self {
+                // SAFETY: the trait's contract, a CPU with the instructions.
+                unsafe { $op1(self) }
+            }
+        )*
+    };
 }
 pub(crate) use one_intrinsic;
 

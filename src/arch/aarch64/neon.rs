@@ -11,7 +11,7 @@ use std::arch::aarch64::*;
 use std::mem::MaybeUninit;
 
 use crate::arch::simd::{self, hash_step, one_intrinsic, Lanes, Reducer};
-use crate::arch::{looks_one_length, vectorable, Vector, FEW_TO_GROUP};
+use crate::arch::{grouped, vectorable, Vector};
 use crate::HashVariant;
 
 /// Keys to a vector.
@@ -37,13 +37,9 @@ impl Vector for Neon {
     /// Sets in `array` the `k` probe bits of every key; `false` (nothing
     /// written) for an array, a `k` or keys this kernel does not take.
     fn insert(self, keys: &[&[u8]], variant: HashVariant, k: usize, array: &mut [u8]) -> bool {
-        if !vectorable(array.len(), k) {
+        let Some(by_length) = grouped(keys, array.len(), k) else {
             return false;
-        }
-        let by_length = !looks_one_length(keys);
-        if by_length && keys.len() < FEW_TO_GROUP {
-            return false;
-        }
+        };
         // SAFETY: `self` proves NEON; the array's length and k were checked.
         unsafe {
             let reducer = Reducer::<uint32x4_t, LANES>::new(array.len() as u64 * 8);
@@ -71,11 +67,10 @@ impl Vector for Neon {
         array: &[u8],
         out: &mut [bool],
     ) -> bool {
-        if !vectorable(array.len(), k) || keys.len() != out.len() {
+        let Some(by_length) = grouped(keys, array.len(), k) else {
             return false;
-        }
-        let by_length = !looks_one_length(keys);
-        if by_length && keys.len() < FEW_TO_GROUP {
+        };
+        if keys.len() != out.len() {
             return false;
         }
         // SAFETY: `self` proves NEON; the array's length, k and `out` were
@@ -176,6 +171,11 @@ impl Lanes<LANES> for uint32x4_t {
         // SAFETY: see the impl.
         unsafe { Self::load(&all) }
     }
+    #[rustfmt::skip]
+    one_intrinsic!(binary: add = vaddq_u32, sub = vsubq_u32, mul = vmulq_u32, xor = veorq_u32, and = vandq_u32, min = vminq_u32,
+        shl_by = |a, by| vshlq_u32(a, vreinterpretq_s32_u32(by));
+        unary: shl1 = vshlq_n_u32::<1>, shr3 = vshrq_n_u32::<3>, shr16 = vshrq_n_u32::<16>, shr24 = vshrq_n_u32::<24>,
+        rotr17 = |h| vorrq_u32(vshrq_n_u32::<17>(h), vshlq_n_u32::<15>(h)));
     one_intrinsic! {
         fn splat(x: u32) -> Self => vdupq_n_u32(x);
         fn load(words: &[u32; LANES]) -> Self => vld1q_u32(words.as_ptr());
@@ -183,18 +183,6 @@ impl Lanes<LANES> for uint32x4_t {
         fn store_uninit(self: Self, to: &mut MaybeUninit<[u32; LANES]>) =>
             vst1q_u32(to.as_mut_ptr().cast(), self);
         fn inverse(inv: f64) -> float64x2_t => vdupq_n_f64(inv);
-        fn add(self: Self, other: Self) -> Self => vaddq_u32(self, other);
-        fn sub(self: Self, other: Self) -> Self => vsubq_u32(self, other);
-        fn mul(self: Self, other: Self) -> Self => vmulq_u32(self, other);
-        fn xor(self: Self, other: Self) -> Self => veorq_u32(self, other);
-        fn and(self: Self, other: Self) -> Self => vandq_u32(self, other);
-        fn min(self: Self, other: Self) -> Self => vminq_u32(self, other);
-        fn shl_by(self: Self, by: Self) -> Self => vshlq_u32(self, vreinterpretq_s32_u32(by));
-        fn shl1(self: Self) -> Self => vshlq_n_u32::<1>(self);
-        fn shr3(self: Self) -> Self => vshrq_n_u32::<3>(self);
-        fn shr16(self: Self) -> Self => vshrq_n_u32::<16>(self);
-        fn shr24(self: Self) -> Self => vshrq_n_u32::<24>(self);
-        fn rotr17(self: Self) -> Self => vorrq_u32(vshrq_n_u32::<17>(self), vshlq_n_u32::<15>(self));
         fn select_wrapped(sum: Self, addend: Self, wrapped: Self, kept: Self) -> Self =>
             vbslq_u32(vcltq_u32(sum, addend), wrapped, kept);
     }

@@ -16,7 +16,7 @@ use std::mem::MaybeUninit;
 use std::sync::OnceLock;
 
 use crate::arch::simd::{self, hash_step, one_intrinsic, Lanes, Probes, Reducer};
-use crate::arch::{looks_one_length, vectorable, Vector, FEW_TO_GROUP, MIN_PROBED_BYTES};
+use crate::arch::{grouped, vectorable, Vector, MIN_PROBED_BYTES};
 use crate::HashVariant;
 
 /// Proof that this CPU has AVX2: only [`Avx2::detect`] makes one, so that
@@ -70,13 +70,9 @@ impl Vector for Avx2 {
     /// Sets in `array` the `k` probe bits of every key; `false` (nothing
     /// written) for an array or a `k` this kernel does not take.
     fn insert(self, keys: &[&[u8]], variant: HashVariant, k: usize, array: &mut [u8]) -> bool {
-        if !vectorable(array.len(), k) {
+        let Some(by_length) = grouped(keys, array.len(), k) else {
             return false;
-        }
-        let by_length = !looks_one_length(keys);
-        if by_length && keys.len() < FEW_TO_GROUP {
-            return false;
-        }
+        };
         // SAFETY: `self` proves the CPU has AVX2; the array's length and k
         // were checked.
         unsafe { insert(keys, variant, k, array, by_length) };
@@ -94,11 +90,10 @@ impl Vector for Avx2 {
         array: &[u8],
         out: &mut [bool],
     ) -> bool {
-        if !vectorable(array.len(), k) || keys.len() != out.len() {
+        let Some(by_length) = grouped(keys, array.len(), k) else {
             return false;
-        }
-        let by_length = !looks_one_length(keys);
-        if by_length && keys.len() < FEW_TO_GROUP {
+        };
+        if keys.len() != out.len() {
             return false;
         }
         // Gathers read 4 bytes a probe.
@@ -477,6 +472,12 @@ impl Lanes<8> for __m256i {
             _mm256_maskload_epi32(words.as_ptr().cast(), mask)
         }
     }
+    #[rustfmt::skip]
+    one_intrinsic!(binary: add = _mm256_add_epi32, sub = _mm256_sub_epi32, mul = _mm256_mullo_epi32,
+        xor = _mm256_xor_si256, and = _mm256_and_si256, min = _mm256_min_epu32, shl_by = _mm256_sllv_epi32;
+        unary: shl1 = _mm256_slli_epi32::<1>, shr3 = _mm256_srli_epi32::<3>, shr16 = _mm256_srli_epi32::<16>,
+        shr24 = _mm256_srli_epi32::<24>,
+        rotr17 = |h| _mm256_or_si256(_mm256_srli_epi32::<17>(h), _mm256_slli_epi32::<15>(h)));
     one_intrinsic! {
         fn splat(x: u32) -> Self => _mm256_set1_epi32(x as i32);
         fn load(words: &[u32; 8]) -> Self => _mm256_loadu_si256(words.as_ptr().cast());
@@ -484,19 +485,6 @@ impl Lanes<8> for __m256i {
         fn store_uninit(self: Self, to: &mut MaybeUninit<[u32; 8]>) =>
             _mm256_storeu_si256(to.as_mut_ptr().cast(), self);
         fn inverse(inv: f64) -> __m256d => _mm256_set1_pd(inv);
-        fn add(self: Self, other: Self) -> Self => _mm256_add_epi32(self, other);
-        fn sub(self: Self, other: Self) -> Self => _mm256_sub_epi32(self, other);
-        fn mul(self: Self, other: Self) -> Self => _mm256_mullo_epi32(self, other);
-        fn xor(self: Self, other: Self) -> Self => _mm256_xor_si256(self, other);
-        fn and(self: Self, other: Self) -> Self => _mm256_and_si256(self, other);
-        fn min(self: Self, other: Self) -> Self => _mm256_min_epu32(self, other);
-        fn shl_by(self: Self, by: Self) -> Self => _mm256_sllv_epi32(self, by);
-        fn shl1(self: Self) -> Self => _mm256_slli_epi32::<1>(self);
-        fn shr3(self: Self) -> Self => _mm256_srli_epi32::<3>(self);
-        fn shr16(self: Self) -> Self => _mm256_srli_epi32::<16>(self);
-        fn shr24(self: Self) -> Self => _mm256_srli_epi32::<24>(self);
-        fn rotr17(self: Self) -> Self =>
-            _mm256_or_si256(_mm256_srli_epi32::<17>(self), _mm256_slli_epi32::<15>(self));
     }
     #[inline(always)]
     unsafe fn select_wrapped(sum: Self, addend: Self, wrapped: Self, kept: Self) -> Self {

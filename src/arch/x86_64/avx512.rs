@@ -991,6 +991,11 @@ impl Lanes<LANES> for __m512i {
         // slice's, the others neither read nor able to fault.
         unsafe { _mm512_maskz_loadu_epi32(first_lanes(words.len()), words.as_ptr().cast()) }
     }
+    #[rustfmt::skip]
+    one_intrinsic!(binary: add = _mm512_add_epi32, sub = _mm512_sub_epi32, mul = _mm512_mullo_epi32, xor = _mm512_xor_si512,
+        and = _mm512_and_si512, min = _mm512_min_epu32, shl_by = _mm512_sllv_epi32;
+        unary: shl1 = _mm512_slli_epi32::<1>, shr3 = _mm512_srli_epi32::<3>,
+        shr16 = _mm512_srli_epi32::<16>, shr24 = _mm512_srli_epi32::<24>, rotr17 = _mm512_ror_epi32::<17>);
     one_intrinsic! {
         fn splat(x: u32) -> Self => _mm512_set1_epi32(x as i32);
         fn load(words: &[u32; LANES]) -> Self => _mm512_loadu_si512(words.as_ptr().cast());
@@ -1001,18 +1006,6 @@ impl Lanes<LANES> for __m512i {
         fn store_uninit(self: Self, to: &mut MaybeUninit<[u32; LANES]>) =>
             _mm512_storeu_si512(to.as_mut_ptr().cast(), self);
         fn inverse(inv: f64) -> __m512d => _mm512_set1_pd(inv);
-        fn add(self: Self, other: Self) -> Self => _mm512_add_epi32(self, other);
-        fn sub(self: Self, other: Self) -> Self => _mm512_sub_epi32(self, other);
-        fn mul(self: Self, other: Self) -> Self => _mm512_mullo_epi32(self, other);
-        fn xor(self: Self, other: Self) -> Self => _mm512_xor_si512(self, other);
-        fn and(self: Self, other: Self) -> Self => _mm512_and_si512(self, other);
-        fn min(self: Self, other: Self) -> Self => _mm512_min_epu32(self, other);
-        fn shl_by(self: Self, by: Self) -> Self => _mm512_sllv_epi32(self, by);
-        fn shl1(self: Self) -> Self => _mm512_slli_epi32::<1>(self);
-        fn shr3(self: Self) -> Self => _mm512_srli_epi32::<3>(self);
-        fn shr16(self: Self) -> Self => _mm512_srli_epi32::<16>(self);
-        fn shr24(self: Self) -> Self => _mm512_srli_epi32::<24>(self);
-        fn rotr17(self: Self) -> Self => _mm512_ror_epi32::<17>(self);
         fn select_wrapped(sum: Self, addend: Self, wrapped: Self, kept: Self) -> Self =>
             _mm512_mask_blend_epi32(_mm512_cmplt_epu32_mask(sum, addend), kept, wrapped);
     }
