@@ -90,13 +90,13 @@ pub(crate) trait Lanes<const N: usize>: Copy {
     /// # Safety
     /// Every key has `at + 16` bytes or more.
     unsafe fn chunk(keys: &[&[u8]; N], at: usize) -> [Self; 4];
-    /// Bytes `at..len` of each key (`0 < len - at < 16`), as `chunk` gives
-    /// them, zero above: the whole words, then the tail's bytes as
-    /// LevelDB adds them unsigned (little-endian, zero-padded).
+    /// Bytes `at..len` of each key (`0 < len - at < 16`): the whole words
+    /// as `chunk` gives them, and the tail's bytes (after them, `len % 4`)
+    /// as LevelDB adds them unsigned (little-endian, zero-padded), apart.
     ///
     /// # Safety
     /// Every key is `len` bytes long.
-    unsafe fn rest(keys: &[&[u8]; N], at: usize, len: usize) -> [Self; 4];
+    unsafe fn rest(keys: &[&[u8]; N], at: usize, len: usize) -> ([Self; 4], Self);
 
     /// LevelDB's `Hash` of up to `N` keys of any lengths, in the first
     /// lanes: one key at a time unless the instruction set does better.
@@ -545,15 +545,27 @@ pub(crate) unsafe fn hash_same<V: Lanes<N>, const N: usize, const G: usize>(
         }
         let r = len - at;
         for (h, keys) in h.iter_mut().zip(groups) {
-            let w = V::rest(keys, at, len);
+            let (w, tail) = V::rest(keys, at, len);
             for &word in &w[..r / 4] {
                 *h = round(*h, word);
             }
             if !r.is_multiple_of(4) {
-                *h = finish(*h, w[r / 4], variant);
+                *h = finish(*h, tail, variant);
             }
         }
         h
+    }
+}
+
+/// Word `i` of `words` (`i < 4`), by a match: an index into the array
+/// would store the vectors to the stack to load one back.
+#[inline(always)]
+pub(crate) fn word<V: Copy>(words: [V; 4], i: usize) -> V {
+    match i {
+        0 => words[0],
+        1 => words[1],
+        2 => words[2],
+        _ => words[3],
     }
 }
 

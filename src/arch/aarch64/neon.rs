@@ -214,19 +214,20 @@ impl Lanes<LANES> for uint32x4_t {
     }
     /// Each key's bytes copied into a zeroed block of 16, then as `chunk`.
     #[inline(always)]
-    unsafe fn rest(keys: &[&[u8]; LANES], at: usize, len: usize) -> [Self; 4] {
+    unsafe fn rest(keys: &[&[u8]; LANES], at: usize, len: usize) -> ([Self; 4], Self) {
         let mut blocks = [[0u8; 16]; LANES];
         for (block, key) in blocks.iter_mut().zip(keys) {
             block[..len - at].copy_from_slice(&key[at..len]);
         }
         // SAFETY: see the impl; each load reads a block of 16 bytes.
-        unsafe {
+        let w = unsafe {
             transpose([
                 vld1q_u8(blocks[0].as_ptr()),
                 vld1q_u8(blocks[1].as_ptr()),
                 vld1q_u8(blocks[2].as_ptr()),
                 vld1q_u8(blocks[3].as_ptr()),
             ])
-        }
+        };
+        (w, simd::word(w, (len - at) / 4))
     }
 }

@@ -523,24 +523,19 @@ impl Lanes<8> for __m256i {
     /// key, and no store to the stack read back as a vector). Shorter
     /// keys: a word and the tail, key by key.
     #[inline(always)]
-    unsafe fn rest(keys: &[&[u8]; 8], at: usize, len: usize) -> [Self; 4] {
+    unsafe fn rest(keys: &[&[u8]; 8], at: usize, len: usize) -> ([Self; 4], Self) {
         if len < 8 {
-            let (mut first, mut second) = ([0u32; 8], [0u32; 8]);
-            for ((first, second), key) in first.iter_mut().zip(&mut second).zip(keys) {
-                let tail = crate::hash::tail(key, HashVariant::Unsigned);
-                match key.first_chunk::<4>() {
-                    Some(word) => (*first, *second) = (u32::from_le_bytes(*word), tail),
-                    None => *first = tail,
+            let (mut first, mut tails) = ([0u32; 8], [0u32; 8]);
+            for ((first, tail), key) in first.iter_mut().zip(&mut tails).zip(keys) {
+                if let Some(word) = key.first_chunk::<4>() {
+                    *first = u32::from_le_bytes(*word);
                 }
+                *tail = crate::hash::tail(key, HashVariant::Unsigned);
             }
             // SAFETY: see the impl.
             return unsafe {
-                [
-                    Self::load(&first),
-                    Self::load(&second),
-                    Self::splat(0),
-                    Self::splat(0),
-                ]
+                let zero = Self::splat(0);
+                ([Self::load(&first), zero, zero, zero], Self::load(&tails))
             };
         }
         let r = (len - at) as i8;
@@ -570,7 +565,8 @@ impl Lanes<8> for __m256i {
                 };
                 *c = _mm_shuffle_epi8(piece, mask);
             }
-            transpose(c)
+            let w = transpose(c);
+            (w, simd::word(w, r as usize / 4))
         }
     }
 }

@@ -1035,7 +1035,7 @@ impl Lanes<LANES> for __m512i {
     /// The whole words by masked loads, the tail from each key's last 4
     /// bytes, all shifted alike.
     #[inline(always)]
-    unsafe fn rest(keys: &[&[u8]; LANES], at: usize, len: usize) -> [Self; 4] {
+    unsafe fn rest(keys: &[&[u8]; LANES], at: usize, len: usize) -> ([Self; 4], Self) {
         let (chunk, words) = (at / 4, len / 4);
         let counts = [words as u32; LANES];
         // SAFETY: see the impl; every key is `len` bytes long, by the caller.
@@ -1050,13 +1050,12 @@ impl Lanes<LANES> for __m512i {
                     part4(keys, &counts, chunk, 12),
                 ]);
             }
-            if !len.is_multiple_of(4) {
-                w[words - chunk] = match len >= 4 {
-                    true => tails_same(keys, len),
-                    false => tails16(keys),
-                };
-            }
-            w
+            let tail = match len.is_multiple_of(4) {
+                true => _mm512_setzero_si512(),
+                false if len >= 4 => tails_same(keys, len),
+                false => tails16(keys),
+            };
+            (w, tail)
         }
     }
     /// A whole group by gathers ([`hash16`]) in place (a copy would stall
