@@ -315,20 +315,32 @@ pub(crate) unsafe fn set_rows<const N: usize>(
     rows: &[MaybeUninit<[u32; N]>],
     lanes: usize,
 ) {
+    // SAFETY: by the caller. (A whole group's lanes, every group's but a
+    // last one, in loops of known length.)
+    unsafe {
+        match lanes == N {
+            true => set_lanes(array, rows, N),
+            false => set_lanes(array, rows, lanes),
+        }
+    }
+}
+
+/// [`set_rows`], for `lanes` that may be a constant once inlined.
+///
+/// # Safety
+/// As for [`set_rows`].
+#[inline(always)]
+unsafe fn set_lanes<const N: usize>(
+    array: &mut [u8],
+    rows: &[MaybeUninit<[u32; N]>],
+    lanes: usize,
+) {
     for pair in rows.chunks_exact(2) {
         // SAFETY: initialized, by the caller.
         let (at, mask) = unsafe { (pair[0].assume_init_ref(), pair[1].assume_init_ref()) };
-        if lanes == N {
-            // A whole group's lanes, a loop of known length.
-            for (&at, &mask) in at.iter().zip(mask) {
-                // SAFETY: at < array.len(), by the caller.
-                unsafe { *array.get_unchecked_mut(at as usize) |= mask as u8 };
-            }
-        } else {
-            for (&at, &mask) in at[..lanes].iter().zip(&mask[..lanes]) {
-                // SAFETY: at < array.len(), by the caller.
-                unsafe { *array.get_unchecked_mut(at as usize) |= mask as u8 };
-            }
+        for (&at, &mask) in at[..lanes].iter().zip(&mask[..lanes]) {
+            // SAFETY: at < array.len(), by the caller.
+            unsafe { *array.get_unchecked_mut(at as usize) |= mask as u8 };
         }
     }
 }
@@ -700,13 +712,13 @@ pub(crate) unsafe fn hash_by_length<V: Lanes<N>, const N: usize, const N2: usize
 pub(crate) unsafe fn load_step<V: Lanes<N>, const N: usize, const G: usize>(
     hashes: &[u32],
 ) -> ([V; G], [usize; G]) {
-    let lens: [usize; G] = std::array::from_fn(|g| hashes.len().saturating_sub(g * N).min(N));
     // SAFETY: as for this function.
     let mut h = [unsafe { V::splat(0) }; G];
-    for g in 0..G {
-        let from = (g * N).min(hashes.len());
+    let mut lens = [0; G];
+    for (g, part) in hashes.chunks(N).take(G).enumerate() {
         // SAFETY: as for this function.
-        h[g] = unsafe { V::load_up_to(&hashes[from..from + lens[g]]) };
+        h[g] = unsafe { V::load_up_to(part) };
+        lens[g] = part.len();
     }
     (h, lens)
 }
