@@ -265,10 +265,10 @@ unsafe fn contains(
             // SAFETY: the CPU has AVX-512F and VL.
             unsafe { simd::hashes_in_order::<__m512i, LANES, 32>(window, variant, hashes) };
             if by_pairs {
-                // SAFETY: the CPU has AVX-512F and VL.
-                let pairs = hashes
-                    .chunks(2 * LANES)
-                    .map(|pair| unsafe { simd::load_step::<__m512i, LANES, 2>(pair).0 });
+                let pairs = hashes.chunks(2 * LANES).map(|pair| {
+                    // SAFETY: the CPU has AVX-512F and VL.
+                    unsafe { simd::load_step::<__m512i, LANES, 2>(pair).0 }
+                });
                 // SAFETY: the caller vouches for the array's length.
                 unsafe { batching.contains_pairs(pairs, &reducer, k, array, out) };
             } else {
