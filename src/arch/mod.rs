@@ -4,26 +4,37 @@
 //!
 //! | kernel | runs on | serves |
 //! |---|---|---|
-//! | [`portable`] (`scalar`) | every CPU | all work the others leave; the reference |
+//! | [`portable`] (`scalar`) | every CPU | all work the others leave; the reference; the default on aarch64 |
 //! | `x86_64::avx512` | AVX-512F, VL, POPCNT and AVX2 (default but on Intel) | filters, batches and single lookups |
 //! | `x86_64::avx2` | AVX2 (default without AVX-512, and on Intel) | filters and batches: of keys of one length, and of mixed lengths from [`FEW_TO_GROUP`] keys (batches by gathers where a timing at start-up finds them faster); the bits of a filter block's filters from their hashes (on AVX-512 CPUs too) |
+//! | `aarch64::neon` | NEON (aarch64), only with `LEVELDB_FILTER_KERNEL=neon` | as AVX2, batches without gathers |
+//!
+//! The vector kernels run one algorithm, [`simd`]'s, written over a lane
+//! trait ([`simd::Lanes`]) that each instruction set implements: hashing
+//! keys transposed, the reduction and probe positions, rows of indexes and
+//! masks, grouping by length, batches. Each kernel's file holds its lanes
+//! and what only it does (AVX-512's cascade, single lookups and
+//! prefetching; AVX2's gathers and their timing).
 //!
 //! Why Intel's cores take AVX2 even with AVX-512: see [`Kernel::detect`]
-//! (512-bit vectors slow the engine code around them there).
+//! (512-bit vectors slow the engine code around them there). Why NEON is
+//! not the default on aarch64: it has not been measured on aarch64
+//! hardware yet (only tested, under QEMU).
 //!
 //! Why each leaves what it leaves:
-//! - Single lookups on AVX2 are the portable kernel's: an AVX2 lookup must
-//!   gather its probes' words, and gathers are slow on many AVX2 cores (AMD
-//!   Zen 2 and 3; Intel Skylake to Tiger Lake since the 2023 "Downfall"
-//!   microcode), where it lost to the portable early exit. AVX-512 cores
-//!   gather fast enough to win.
-//! - A few keys of mixed lengths on AVX2 are the portable kernel's: AVX2
-//!   hashes eight keys at once only from chunks of one length (no gathers),
-//!   so mixed lengths wait with others of their length until sixteen, which
-//!   pays from [`FEW_TO_GROUP`] keys on (below, the classes left part-full at
-//!   the end, padded, cost more than they save); mixed lengths placed in
-//!   vectors one key at a time lost to the portable code. (AVX-512 does the
-//!   same, sixteen to a vector, and has masked loads.)
+//! - Single lookups on AVX2 and NEON are the portable kernel's: an AVX2
+//!   lookup must gather its probes' words, and gathers are slow on many
+//!   AVX2 cores (AMD Zen 2 and 3; Intel Skylake to Tiger Lake since the
+//!   2023 "Downfall" microcode), where it lost to the portable early exit.
+//!   AVX-512 cores gather fast enough to win. (NEON has no gathers.)
+//! - A few keys of mixed lengths on AVX2 and NEON are the portable
+//!   kernel's: they hash a group at once only from chunks of one length
+//!   (no gathers), so mixed lengths wait with others of their length
+//!   until two groups, which pays from [`FEW_TO_GROUP`] keys on (below,
+//!   the classes left part-full at the end, padded, cost more than they
+//!   save); mixed lengths placed in vectors one key at a time lost to the
+//!   portable code. (AVX-512 does the same, and has masked loads and
+//!   gathers for the groups of mixed lengths.)
 //! - Few keys (the thresholds below): a vector kernel's setup and latency
 //!   cost more than it saves.
 //! - Bit arrays past 2^28 bytes: the vector kernels' reduction (`h % bits`
@@ -32,14 +43,20 @@
 //!   AVX-512 kernel has no code of its own for them (a builder's filters
 //!   hold a few dozen keys each; sixteen lanes were not tried there).
 //!
-//! A vector kernel is a value only detection makes (`Avx2`, `Avx512`): its
-//! methods are safe to call because the value proves the CPU has what they
-//! enable. Adding a kernel (NEON, say) is a folder beside `x86_64/` with such
-//! a type, an arm in [`Kernel`], in `Kernel::decide` and `Kernel::all`, and
-//! one in each operation below. The tests in `tests.rs` run every kernel the
-//! CPU has against the portable one and LevelDB's formula.
+//! A vector kernel is a value only detection makes (`Avx2`, `Avx512`,
+//! `Neon`): its [`Vector`] methods are safe to call because the value
+//! proves the CPU has what they enable. Adding a kernel is a file that
+//! implements [`simd::Lanes`] for its vectors and [`Vector`] for its type
+//! (with the entry points that instantiate [`simd`]'s code), an arm in
+//! [`Kernel`] and in the `vector!` match, and its detection in
+//! `Kernel::decide` and `Kernel::all`. The tests in `tests.rs` run every
+//! kernel the CPU has against the portable one and LevelDB's formula.
 
+#[cfg(target_arch = "aarch64")]
+mod aarch64;
 pub(crate) mod portable;
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+mod simd;
 #[cfg(test)]
 mod tests;
 #[cfg(target_arch = "x86_64")]
@@ -88,7 +105,7 @@ pub(crate) const MANY_KEYS: usize = 1 << 15;
 
 /// The largest bit array the vector kernels take, in bytes: their reduction
 /// is exact for `bits <= 2^31`.
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 pub(crate) const MAX_VECTOR_BYTES: usize = 1 << 28;
 
 /// The smallest bit array the vector lookups take, in bytes: they read each
@@ -110,15 +127,78 @@ pub(crate) enum Kernel {
     /// AVX-512F, VL and POPCNT (x86-64).
     #[cfg(target_arch = "x86_64")]
     Avx512(x86_64::Avx512),
+    /// NEON (aarch64).
+    #[cfg(target_arch = "aarch64")]
+    Neon(aarch64::Neon),
+}
+
+/// `$vector` with `$cpu` bound to the kernel's [`Vector`] for a vector
+/// kernel, `$scalar` for the portable one: the one match of the vector
+/// kernels that the operations below share.
+macro_rules! vector {
+    ($kernel:expr, $cpu:ident => $vector:expr, scalar => $scalar:expr) => {
+        match $kernel {
+            Kernel::Scalar => $scalar,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2($cpu) => $vector,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512($cpu) => $vector,
+            #[cfg(target_arch = "aarch64")]
+            Kernel::Neon($cpu) => $vector,
+        }
+    };
+}
+
+/// What a vector kernel does: each method answers `false` (or `None`),
+/// having written nothing, for work it leaves to the portable kernel.
+/// Only the kernel's detection makes a value of its type, which proves
+/// that the CPU has what its code enables.
+pub(crate) trait Vector: Copy {
+    /// The kernel's name, as `LEVELDB_FILTER_KERNEL` takes it.
+    const NAME: &'static str;
+
+    /// Sets in `array` the `k` probe bits of every key.
+    fn insert(self, keys: &[&[u8]], variant: HashVariant, k: usize, array: &mut [u8]) -> bool;
+
+    /// Sets in `array` the `k` probe bits of every key hashed to `hashes`.
+    fn insert_hashes(self, hashes: &[u32], k: usize, array: &mut [u8]) -> bool;
+
+    /// For each key, whether all `k` of its probe bits are set in `array`,
+    /// into `out` (as long as `keys`).
+    fn contains_batch(
+        self,
+        keys: &[&[u8]],
+        variant: HashVariant,
+        k: usize,
+        array: &[u8],
+        out: &mut [bool],
+    ) -> bool;
+
+    /// Whether all `k <= 30` probe bits of a key hashed to `h` are set in
+    /// `array` (single lookups: by default the portable kernel's).
+    #[inline]
+    fn contains(self, h: u32, k: usize, array: &[u8]) -> Option<bool> {
+        let _ = (h, k, array);
+        None
+    }
+
+    /// LevelDB's `Hash` of each key, by this kernel's groups (for the tests).
+    #[cfg(test)]
+    fn hashes(self, keys: &[&[u8]], variant: HashVariant) -> Vec<u32>;
+
+    /// The positions of 30 probes of each hash in a filter of `bits` bits
+    /// (`0 < bits <= 2^31`), by this kernel's reduction (for the tests).
+    #[cfg(test)]
+    fn positions(self, hashes: &[u32], bits: u64) -> Vec<[u32; 30]>;
 }
 
 static KERNEL: OnceLock<Kernel> = OnceLock::new();
 
 impl Kernel {
     /// The kernel for this CPU, unless the environment variable
-    /// `LEVELDB_FILTER_KERNEL` asks for `scalar`, `avx2` or `avx512` (to
-    /// measure or rule out the vector code; a kernel is taken only where the
-    /// CPU has it). Decided once per process.
+    /// `LEVELDB_FILTER_KERNEL` asks for `scalar`, `avx2`, `avx512` or
+    /// `neon` (to measure or rule out the vector code; a kernel is taken
+    /// only where the CPU has it). Decided once per process.
     ///
     /// AVX-512 is the default on AMD's cores and others, AVX2 on Intel's,
     /// AVX-512 or not: there 512-bit vectors slow the code around them.
@@ -129,6 +209,9 @@ impl Kernel {
     /// crate ran 7% slower than with its own filter with AVX-512, as fast
     /// with AVX2 (benches/record/). (Intel's 512-bit license lowers the
     /// core's clock for some time after such code.)
+    ///
+    /// On aarch64 the portable kernel is the default: NEON's is taken only
+    /// when asked for, until it is measured faster on aarch64 hardware.
     #[inline]
     pub(crate) fn detect() -> Kernel {
         *KERNEL.get_or_init(Kernel::decide)
@@ -153,7 +236,15 @@ impl Kernel {
             };
             chosen.unwrap_or(Kernel::Scalar)
         }
-        #[cfg(not(target_arch = "x86_64"))]
+        #[cfg(target_arch = "aarch64")]
+        {
+            let chosen = match asked.as_str() {
+                "neon" => aarch64::Neon::detect().map(Kernel::Neon),
+                _ => None,
+            };
+            chosen.unwrap_or(Kernel::Scalar)
+        }
+        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
         {
             let _ = asked;
             Kernel::Scalar
@@ -180,31 +271,24 @@ impl Kernel {
                     .map(Kernel::Avx512),
             );
         }
+        #[cfg(target_arch = "aarch64")]
+        kernels.extend(aarch64::Neon::detect().map(Kernel::Neon));
         kernels
     }
 
     /// The kernel's name, as `LEVELDB_FILTER_KERNEL` takes it.
     pub(crate) fn name(self) -> &'static str {
-        match self {
-            Kernel::Scalar => "scalar",
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2(_) => "avx2",
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512(_) => "avx512",
+        fn name<V: Vector>(_: V) -> &'static str {
+            V::NAME
         }
+        vector!(self, cpu => name(cpu), scalar => "scalar")
     }
 
     /// Sets in `array` the `k` probe bits of every key, as LevelDB's
     /// `CreateFilter` does.
     pub(crate) fn insert(self, keys: &[&[u8]], variant: HashVariant, k: usize, array: &mut [u8]) {
         let done = keys.len() >= FEW_TO_CREATE
-            && match self {
-                Kernel::Scalar => false,
-                #[cfg(target_arch = "x86_64")]
-                Kernel::Avx2(cpu) => cpu.insert(keys, variant, k, array),
-                #[cfg(target_arch = "x86_64")]
-                Kernel::Avx512(cpu) => cpu.insert(keys, variant, k, array),
-            };
+            && vector!(self, cpu => cpu.insert(keys, variant, k, array), scalar => false);
         if !done {
             portable::insert(keys, variant, k, array);
         }
@@ -216,13 +300,7 @@ impl Kernel {
     /// notes.)
     pub(crate) fn insert_hashes(self, hashes: &[u32], k: usize, array: &mut [u8]) {
         let done = hashes.len() >= FEW_TO_CREATE
-            && match self {
-                Kernel::Scalar => false,
-                #[cfg(target_arch = "x86_64")]
-                Kernel::Avx2(cpu) => cpu.insert_hashes(hashes, k, array),
-                #[cfg(target_arch = "x86_64")]
-                Kernel::Avx512(cpu) => x86_64::Avx2::from(cpu).insert_hashes(hashes, k, array),
-            };
+            && vector!(self, cpu => cpu.insert_hashes(hashes, k, array), scalar => false);
         if !done {
             portable::insert_hashes(hashes, k, array);
         }
@@ -238,13 +316,10 @@ impl Kernel {
     /// [`contains`](Kernel::contains) for a key hashed to `h`.
     #[inline]
     pub(crate) fn contains_hash(self, h: u32, k: usize, array: &[u8]) -> bool {
-        #[cfg(target_arch = "x86_64")]
-        if let Kernel::Avx512(cpu) = self {
-            if let Some(answer) = cpu.contains(h, k, array) {
-                return answer;
-            }
+        match vector!(self, cpu => cpu.contains(h, k, array), scalar => None) {
+            Some(answer) => answer,
+            None => portable::contains_hash(h, k, array),
         }
-        portable::contains_hash(h, k, array)
     }
 
     /// [`contains`](Kernel::contains) for each of `keys`, into `out` (as
@@ -264,25 +339,63 @@ impl Kernel {
             }
             return;
         }
-        let done = match self {
-            Kernel::Scalar => false,
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2(cpu) => cpu.contains_batch(keys, variant, k, array, out),
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512(cpu) => cpu.contains_batch(keys, variant, k, array, out),
-        };
+        let done = vector!(
+            self, cpu => cpu.contains_batch(keys, variant, k, array, out), scalar => false
+        );
         if !done {
             portable::contains_batch(keys, variant, k, array, out);
         }
+    }
+
+    /// LevelDB's `Hash` of each key, as this kernel computes it (by its
+    /// groups and its paths for keys of one length and of several).
+    #[cfg(test)]
+    pub(crate) fn hashes(self, keys: &[&[u8]], variant: HashVariant) -> Vec<u32> {
+        vector!(
+            self, cpu => cpu.hashes(keys, variant),
+            scalar => keys.iter().map(|key| crate::hash(key, SEED, variant)).collect()
+        )
+    }
+
+    /// The positions of 30 probes of each hash in a filter of `bits <= 2^31`
+    /// bits, as this kernel reduces them.
+    #[cfg(test)]
+    pub(crate) fn positions(self, hashes: &[u32], bits: u64) -> Vec<[u32; 30]> {
+        vector!(
+            self, cpu => cpu.positions(hashes, bits),
+            scalar => {
+                let modulus = portable::Modulus::new(bits as usize);
+                let probes = |h: u32| {
+                    let delta = h.rotate_right(17);
+                    std::array::from_fn(|j| {
+                        modulus.reduce(h.wrapping_add((j as u32).wrapping_mul(delta))) as u32
+                    })
+                };
+                hashes.iter().map(|&h| probes(h)).collect()
+            }
+        )
     }
 }
 
 /// Whether a vector kernel takes a bit array of `bytes` bytes probed `k`
 /// times per key (`k == 0` is LevelDB's "no probes": the portable kernel's).
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 #[inline]
 fn vectorable(bytes: usize, k: usize) -> bool {
     (1..=MAX_VECTOR_BYTES).contains(&bytes) && (1..=30).contains(&k)
+}
+
+/// Whether a kernel that hashes keys of mixed lengths only by length
+/// takes `keys` against an array of `bytes` bytes probed `k` times:
+/// `Some(by_length)`, whether they are of mixed lengths (taken from
+/// [`FEW_TO_GROUP`] keys: fewer are the portable kernel's), or `None`.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+fn grouped(keys: &[&[u8]], bytes: usize, k: usize) -> Option<bool> {
+    if !vectorable(bytes, k) {
+        return None;
+    }
+    let by_length = !looks_one_length(keys);
+    (!by_length || keys.len() >= FEW_TO_GROUP).then_some(by_length)
 }
 
 /// Whether `keys` (at least one) look like keys of one length, from a sample
@@ -309,7 +422,7 @@ pub(crate) const CLASSES: usize = 65;
 /// the others copies of its first; below the last class, every key is
 /// `class` bytes long. (One pass, each key's slice copied once: ordering
 /// the keys by length first, then reading them in that order, cost more.)
-#[inline]
+#[inline(always)]
 pub(crate) fn groups_by_length<'k, const N: usize>(
     keys: &[&'k [u8]],
     mut emit: impl FnMut(&[&'k [u8]; N], &[usize; N], usize, usize),

@@ -17,43 +17,6 @@ use super::Kernel;
 use crate::hash::SEED;
 use crate::{hash, BloomFilterPolicy, FilterPolicy, HashVariant};
 
-/// The test hooks of each kernel: its hashing and its reduction, each
-/// compared below with the formula.
-impl Kernel {
-    /// LevelDB's `Hash` of each key, as this kernel computes it (by its
-    /// groups and its paths for keys of one length and of several).
-    fn hashes(self, keys: &[&[u8]], variant: HashVariant) -> Vec<u32> {
-        match self {
-            Kernel::Scalar => keys.iter().map(|key| hash(key, SEED, variant)).collect(),
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2(cpu) => cpu.hashes(keys, variant),
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512(cpu) => cpu.hashes(keys, variant),
-        }
-    }
-
-    /// The positions of 30 probes of each hash in a filter of `bits <= 2^31`
-    /// bits, as this kernel reduces them.
-    fn positions(self, hashes: &[u32], bits: u64) -> Vec<[u32; 30]> {
-        match self {
-            Kernel::Scalar => {
-                let modulus = Modulus::new(bits as usize);
-                let probes = |h: u32| {
-                    let delta = h.rotate_right(17);
-                    std::array::from_fn(|j| {
-                        modulus.reduce(h.wrapping_add((j as u32).wrapping_mul(delta))) as u32
-                    })
-                };
-                hashes.iter().map(|&h| probes(h)).collect()
-            }
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2(cpu) => cpu.positions(hashes, bits),
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512(cpu) => cpu.positions(hashes, bits),
-        }
-    }
-}
-
 /// Prints the kernels a test ran; where `LEVELDB_FILTER_EXPECT_KERNELS`
 /// names the kernels this CPU has (comma-separated), fails unless the test
 /// ran each of them.

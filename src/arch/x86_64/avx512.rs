@@ -1,15 +1,10 @@
 //! The AVX-512 kernel (F, VL and POPCNT): 16 keys to a vector, two vectors
-//! at a time.
+//! at a time, by the algorithm of [`simd`](crate::arch::simd) over sixteen
+//! 32-bit lanes ([`Lanes`] for `__m512i`). What is AVX-512's own:
 //!
-//! - Hashing: keys of one length are loaded 16 bytes at a time and
-//!   transposed, two groups' chains of multiplies interleaved. Keys of
-//!   varying lengths wait with others of their length until they are 32
-//!   (and hash as two groups of one length); keys of 64 bytes and more, and
-//!   small batches, have their words gathered lane by lane.
-//! - Probe positions: `h % bits` in doubles, exact (see `Reducer`).
-//! - Creating: each group's rows of byte indexes and bit masks are stored,
-//!   then set with scalar read-modify-writes (AVX-512 has no scatter that
-//!   ORs); the next pair is hashed first so that the core overlaps the two.
+//! - Hashing: keys of varying lengths in one group (of 64 bytes and more,
+//!   and small batches) have their words gathered lane by lane
+//!   ([`hash16`]); the ends of keys are loaded by masked loads.
 //! - Many keys: each pair's key bytes are prefetched two pairs ahead, and
 //!   the keys' slices two pairs further.
 //! - Looking up many keys, on AMD's cores: a window's hashes first, then a
@@ -33,13 +28,12 @@
 use std::arch::x86_64::*;
 use std::mem::MaybeUninit;
 
-use super::M;
+use crate::arch::simd::{self, hash_step, one_intrinsic, Lanes, Reducer};
 use crate::arch::{
-    groups_by_length, vectorable, CLASSES, FEW_FOR_CASCADE, FEW_TO_GROUP, MANY_KEYS,
+    looks_one_length, vectorable, Vector, FEW_FOR_CASCADE, FEW_TO_GROUP, MANY_KEYS,
     MAX_VECTOR_BYTES, MIN_PROBED_BYTES, PAIRS_FROM,
 };
-use crate::hash::tail;
-use crate::hash::SEED;
+use crate::hash::{tail, M, SEED};
 use crate::HashVariant;
 
 /// Keys to a vector.
@@ -76,16 +70,14 @@ impl Avx512 {
     pub(crate) fn every_batching(self) -> [Avx512; 2] {
         [Batching::CascadeOrPairs, Batching::Pairs].map(|batching| Avx512 { batching })
     }
+}
+
+impl Vector for Avx512 {
+    const NAME: &'static str = "avx512";
 
     /// Sets in `array` the `k` probe bits of every key; `false` (nothing
     /// written) for an array or a `k` this kernel does not take.
-    pub(crate) fn insert(
-        self,
-        keys: &[&[u8]],
-        variant: HashVariant,
-        k: usize,
-        array: &mut [u8],
-    ) -> bool {
+    fn insert(self, keys: &[&[u8]], variant: HashVariant, k: usize, array: &mut [u8]) -> bool {
         if !vectorable(array.len(), k) {
             return false;
         }
@@ -98,7 +90,7 @@ impl Avx512 {
     /// For each key, whether all `k` of its probe bits are set in `array`,
     /// into `out` (as long as `keys`); `false` (nothing written) for an
     /// array or a `k` this kernel does not take.
-    pub(crate) fn contains_batch(
+    fn contains_batch(
         self,
         keys: &[&[u8]],
         variant: HashVariant,
@@ -116,10 +108,18 @@ impl Avx512 {
         true
     }
 
+    /// AVX2's code ([`Avx2::from`](super::Avx2)): this kernel has none of
+    /// its own for the bits of a filter block's filters (a builder's
+    /// filters hold a few dozen keys each; sixteen lanes were not tried
+    /// there).
+    fn insert_hashes(self, hashes: &[u32], k: usize, array: &mut [u8]) -> bool {
+        super::Avx2::from(self).insert_hashes(hashes, k, array)
+    }
+
     /// Whether all `k <= 30` probe bits of a key hashed to `h` are set in
     /// `array`; `None` for an array this kernel does not take.
     #[inline]
-    pub(crate) fn contains(self, h: u32, k: usize, array: &[u8]) -> Option<bool> {
+    fn contains(self, h: u32, k: usize, array: &[u8]) -> Option<bool> {
         if !(MIN_PROBED_BYTES..=MAX_VECTOR_BYTES).contains(&array.len()) || k > 30 {
             return None;
         }
@@ -130,31 +130,17 @@ impl Avx512 {
 
     /// LevelDB's `Hash` of each key, by this kernel's groups (for the tests).
     #[cfg(test)]
-    pub(crate) fn hashes(self, keys: &[&[u8]], variant: HashVariant) -> Vec<u32> {
-        let mut hashes = Vec::new();
-        for group in keys.chunks(LANES) {
-            // SAFETY: `self` proves the CPU has AVX-512F and VL.
-            let h = unsafe { hash16_array(group, SEED, variant) };
-            hashes.extend_from_slice(&h[..group.len()]);
-        }
-        hashes
+    fn hashes(self, keys: &[&[u8]], variant: HashVariant) -> Vec<u32> {
+        // SAFETY: `self` proves the CPU has AVX-512F and VL.
+        unsafe { hashes(keys, variant) }
     }
 
     /// The positions of 30 probes of each hash in a filter of `bits` bits
     /// (`0 < bits <= 2^31`), by this kernel's reduction (for the tests).
     #[cfg(test)]
-    pub(crate) fn positions(self, hashes: &[u32], bits: u64) -> Vec<[u32; 30]> {
-        assert!(bits > 0 && bits <= 1 << 31);
-        let mut positions = Vec::new();
-        for group in hashes.chunks(LANES) {
-            let mut lanes = [0u32; LANES];
-            lanes[..group.len()].copy_from_slice(group);
-            let mut rows = [[0u32; LANES]; 30];
-            // SAFETY: `self` proves the CPU has AVX-512F and VL; bits was checked.
-            unsafe { positions_array(&lanes, bits, &mut rows) };
-            positions.extend((0..group.len()).map(|lane| rows.map(|row| row[lane])));
-        }
-        positions
+    fn positions(self, hashes: &[u32], bits: u64) -> Vec<[u32; 30]> {
+        // SAFETY: `self` proves the CPU has AVX-512F and VL.
+        unsafe { positions(hashes, bits) }
     }
 }
 
@@ -186,7 +172,7 @@ impl Batching {
     unsafe fn contains_pairs(
         self,
         pairs: impl Iterator<Item = [__m512i; 2]>,
-        reducer: &Reducer,
+        reducer: &Reducer<__m512i, LANES>,
         k: usize,
         array: &[u8],
         out: &mut [bool],
@@ -201,47 +187,37 @@ impl Batching {
     }
 }
 
-/// See [`Avx512::insert`].
+/// See [`Avx512::insert`]: pairs of groups ([`simd::insert_steps`]).
 ///
 /// # Safety
-/// The CPU must have AVX-512F and VL; `0 < array.len() <= 2^28`, `k > 0`.
+/// The CPU must have AVX-512F and VL; `0 < array.len() <= 2^28`, `k <= 30`.
 #[target_feature(enable = "avx512f,avx512vl")]
 unsafe fn insert(keys: &[&[u8]], variant: HashVariant, k: usize, array: &mut [u8]) {
-    let reducer = Reducer::new(array.len() as u64 * 8);
-    let far = keys_far(keys);
+    // SAFETY: as for this function.
+    let reducer = unsafe { Reducer::<__m512i, LANES>::new(array.len() as u64 * 8) };
     if by_length(keys) {
-        // Into a buffer in the order they are hashed (bits are set in any
-        // order), whose bits are set each time it is full. (16 lanes more,
-        // for the last group's whole vector.)
-        let mut hashes = [0u32; WINDOW + LANES];
-        let mut len = 0;
-        let mut set = |hashes: &[u32]| {
-            let pairs = hashes.chunks(2 * LANES).map(|pair| load_pair(pair));
-            // SAFETY: `reducer` was made for `array`.
-            unsafe { insert_pairs(pairs, &reducer, k, array) };
-        };
-        hash_by_length(keys, variant, |h, _, n| {
-            let to = &mut hashes[len..len + LANES];
-            // SAFETY: `to` is 16 u32s, 64 bytes.
-            unsafe { _mm512_storeu_si512(to.as_mut_ptr().cast(), h) };
-            len += n;
-            if len >= WINDOW {
-                set(&hashes[..len]);
-                len = 0;
-            }
-        });
-        set(&hashes[..len]);
+        // Hashes into a buffer in the order they are hashed (bits are set
+        // in any order), whose bits are set each time it is full.
+        // SAFETY: as for this function; `reducer` was made for `array`.
+        unsafe {
+            simd::buffered_hashes::<__m512i, LANES, 32>(keys, variant, |hashes| {
+                let pairs = simd::Loaded::<__m512i, LANES, 2>::new(hashes);
+                simd::insert_steps(pairs, &reducer, k, array);
+            });
+        }
         return;
     }
+    let far = keys_far(keys);
     for window in keys.chunks(WINDOW) {
         let pairs = window.chunks(2 * LANES);
         if far {
             let pairs = pairs.enumerate().map(|(i, pair)| {
                 prefetch_keys(window, (i + AHEAD) * 2 * LANES);
-                hash_pair(pair, variant)
+                // SAFETY: the CPU has AVX-512F and VL.
+                unsafe { hash_step::<__m512i, LANES, 2>(pair, variant) }
             });
             // SAFETY (here and below): `reducer` was made for `array`.
-            unsafe { insert_pairs(pairs, &reducer, k, array) };
+            unsafe { simd::insert_steps(pairs, &reducer, k, array) };
         } else {
             // A partial pair first: bits can be set in any order, and its
             // one-key-at-a-time hashes then overlap with the next pair's,
@@ -250,50 +226,9 @@ unsafe fn insert(keys: &[&[u8]], variant: HashVariant, k: usize, array: &mut [u8
             let (partial, whole) = window.split_at(window.len() % (2 * LANES));
             let pairs = (!partial.is_empty()).then_some(partial).into_iter();
             let pairs = pairs.chain(whole.chunks(2 * LANES));
-            let pairs = pairs.map(|pair| hash_pair(pair, variant));
-            unsafe { insert_pairs(pairs, &reducer, k, array) };
-        }
-    }
-}
-
-/// Sets the bits of pairs of groups given by their hashes and sizes.
-///
-/// # Safety
-/// `reducer` was made for `array`: `Reducer::new(8 * array.len())` (the
-/// bytes it clamps indexes below are the array's, unchecked).
-#[inline]
-#[target_feature(enable = "avx512f,avx512vl")]
-unsafe fn insert_pairs(
-    mut pairs: impl Iterator<Item = ([__m512i; 2], [usize; 2])>,
-    reducer: &Reducer,
-    k: usize,
-    array: &mut [u8],
-) {
-    let (mut first, mut second) = (Probes::new(), Probes::new());
-    let mut buffers = [&mut first, &mut second];
-    let mut next = pairs.next();
-    while let Some((hashes, lens)) = next {
-        for ((probes, h), len) in buffers.iter_mut().zip(hashes).zip(lens) {
-            if len > 0 {
-                probes.fill(reducer, h, k, len);
-            }
-        }
-        // Hashing the next pair first lets the core overlap it with
-        // this pair's stores.
-        next = pairs.next();
-        for (probes, len) in buffers.iter().zip(lens) {
-            for (indexes, bits) in probes.rows() {
-                let mut set = |lane: usize| {
-                    // SAFETY: `Probes::fill`'s indexes are below the
-                    // reducer's byte count, `array.len()` by the caller.
-                    unsafe { *array.get_unchecked_mut(indexes[lane] as usize) |= bits[lane] as u8 };
-                };
-                if len == LANES {
-                    (0..LANES).for_each(&mut set);
-                } else {
-                    (0..len).for_each(&mut set);
-                }
-            }
+            // SAFETY: the CPU has AVX-512F and VL.
+            let pairs = pairs.map(|pair| unsafe { hash_step::<__m512i, LANES, 2>(pair, variant) });
+            unsafe { simd::insert_steps(pairs, &reducer, k, array) };
         }
     }
 }
@@ -317,7 +252,8 @@ unsafe fn contains(
     out: &mut [bool],
     batching: Batching,
 ) {
-    let reducer = Reducer::new(array.len() as u64 * 8);
+    // SAFETY: the CPU has AVX-512F and VL.
+    let reducer = unsafe { Reducer::<__m512i, LANES>::new(array.len() as u64 * 8) };
     let far = keys_far(keys);
     // Whether more than `PAIRS_FROM` of the last window may be present.
     let mut present = false;
@@ -326,16 +262,13 @@ unsafe fn contains(
         if by_length(window) {
             let mut hashes = [0u32; WINDOW];
             let hashes = &mut hashes[..window.len()];
-            hash_by_length(window, variant, |h, at, n| {
-                let mut out = [0u32; LANES];
-                // SAFETY: `out` is 64 bytes.
-                unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), h) };
-                for (&i, h) in at[..n].iter().zip(out) {
-                    hashes[i] = h;
-                }
-            });
+            // SAFETY: the CPU has AVX-512F and VL.
+            unsafe { simd::hashes_in_order::<__m512i, LANES, 32>(window, variant, hashes) };
             if by_pairs {
-                let pairs = hashes.chunks(2 * LANES).map(|pair| load_pair(pair).0);
+                let pairs = hashes.chunks(2 * LANES).map(|pair| {
+                    // SAFETY: the CPU has AVX-512F and VL.
+                    unsafe { simd::load_step::<__m512i, LANES, 2>(pair).0 }
+                });
                 // SAFETY: the caller vouches for the array's length.
                 unsafe { batching.contains_pairs(pairs, &reducer, k, array, out) };
             } else {
@@ -347,7 +280,8 @@ unsafe fn contains(
                 if far {
                     prefetch_keys(window, (i + AHEAD) * 2 * LANES);
                 }
-                hash_pair(pair, variant).0
+                // SAFETY: the CPU has AVX-512F and VL.
+                unsafe { hash_step::<__m512i, LANES, 2>(pair, variant).0 }
             });
             if by_pairs {
                 // SAFETY: the caller vouches for the array's length.
@@ -373,7 +307,13 @@ unsafe fn contains(
 /// `4 <= array.len()`.
 #[inline(never)]
 #[target_feature(enable = "avx512f,avx512vl,popcnt")]
-unsafe fn by_cascade(hashes: &[u32], reducer: &Reducer, k: usize, array: &[u8], out: &mut [bool]) {
+unsafe fn by_cascade(
+    hashes: &[u32],
+    reducer: &Reducer<__m512i, LANES>,
+    k: usize,
+    array: &[u8],
+    out: &mut [bool],
+) {
     // SAFETY: the caller vouches for the array's length.
     let mut cascade = unsafe { Cascade::new(array, reducer, k) };
     cascade.answer(hashes, out);
@@ -388,7 +328,7 @@ unsafe fn by_cascade(hashes: &[u32], reducer: &Reducer, k: usize, array: &[u8], 
 #[target_feature(enable = "avx512f,avx512vl,popcnt")]
 unsafe fn pairs_by_cascade(
     pairs: impl Iterator<Item = [__m512i; 2]>,
-    reducer: &Reducer,
+    reducer: &Reducer<__m512i, LANES>,
     k: usize,
     array: &[u8],
     out: &mut [bool],
@@ -430,7 +370,7 @@ fn more_than(out: &[bool], (n, d): (usize, usize)) -> bool {
 /// on its probes.)
 struct Cascade<'a> {
     array: &'a [u8],
-    reducer: &'a Reducer,
+    reducer: &'a Reducer<__m512i, LANES>,
     k: usize,
     /// The keys left: their indexes in the window, next probes and
     /// deltas. (Two vectors past a window: `keep` stores whole vectors,
@@ -445,7 +385,7 @@ impl<'a> Cascade<'a> {
     /// `4 <= array.len()`.
     #[inline]
     #[target_feature(enable = "avx512f,avx512vl")]
-    unsafe fn new(array: &'a [u8], reducer: &'a Reducer, k: usize) -> Cascade<'a> {
+    unsafe fn new(array: &'a [u8], reducer: &'a Reducer<__m512i, LANES>, k: usize) -> Cascade<'a> {
         let none = [MaybeUninit::uninit(); WINDOW + 2 * LANES];
         Cascade {
             array,
@@ -570,12 +510,13 @@ impl<'a> Cascade<'a> {
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl")]
 unsafe fn probe16<const GATHER: bool>(
-    reducer: &Reducer,
+    reducer: &Reducer<__m512i, LANES>,
     last_word: __m512i,
     array: &[u8],
     h: __m512i,
 ) -> __mmask16 {
-    let pos = reducer.rem16(h);
+    // SAFETY: the CPU has AVX-512F and VL.
+    let pos = unsafe { reducer.rem(h) };
     let at = _mm512_min_epu32(_mm512_srli_epi32::<3>(pos), last_word);
     let bit = _mm512_sub_epi32(pos, _mm512_slli_epi32::<3>(at));
     let word = if GATHER {
@@ -615,7 +556,7 @@ unsafe fn probe16<const GATHER: bool>(
 #[target_feature(enable = "avx512f,avx512vl")]
 unsafe fn contains_pairs<const GATHER_BOTH: bool>(
     mut pairs: impl Iterator<Item = [__m512i; 2]>,
-    reducer: &Reducer,
+    reducer: &Reducer<__m512i, LANES>,
     k: usize,
     array: &[u8],
     out: &mut [bool],
@@ -657,11 +598,15 @@ unsafe fn contains_pairs<const GATHER_BOTH: bool>(
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl")]
 unsafe fn hash_may_match(h: u32, k: usize, array: &[u8]) -> bool {
-    let reducer = Reducer::new(array.len() as u64 * 8);
+    let bits = array.len() as u64 * 8;
+    let (inv, bits) = (
+        _mm512_set1_pd(simd::inverse(bits)),
+        _mm256_set1_epi32(bits as i32),
+    );
     let last_word = _mm256_set1_epi32((array.len() - 4) as i32);
     by_eights(h, k, |h: __m256i, probes: usize| {
         let active = (1u32 << probes).wrapping_sub(1) as __mmask8;
-        let pos = reducer.rem8(h);
+        let pos = rem8(h, bits, inv);
         let at = _mm256_min_epu32(_mm256_srli_epi32::<3>(pos), last_word);
         let bit = _mm256_sub_epi32(pos, _mm256_slli_epi32::<3>(at));
         // SAFETY: every active lane reads 4 bytes from `at <=
@@ -713,113 +658,13 @@ fn by_eights(h: u32, k: usize, probe: impl Fn(__m256i, usize) -> bool) -> bool {
 const WINDOW: usize = 4096;
 
 /// Whether keys (a filter's, or a batch's window) are hashed by
-/// [`hash_by_length`]: enough keys to fill groups of one length, and more
-/// than one length among [`SAMPLED`] keys spread over them. (Reading every
-/// key's length first is a pass over the slices. Keys the sample takes for
-/// one length that have a few keys of others are still hashed right: a
-/// group of a pair with several lengths goes to [`hash16`].)
+/// [`simd::hash_by_length`]: enough keys to fill groups of one length, and
+/// more than one length among those [`looks_one_length`] samples. (Keys
+/// the sample takes for one length that have a few keys of others are
+/// still hashed right: a group of a pair with several lengths goes to
+/// [`hash16`].)
 fn by_length(keys: &[&[u8]]) -> bool {
-    let Some(first) = keys.first() else {
-        return false;
-    };
-    keys.len() >= FEW_TO_GROUP
-        && keys
-            .iter()
-            .step_by(keys.len() / SAMPLED)
-            .any(|key| key.len() != first.len())
-}
-
-/// Keys whose lengths [`by_length`] compares.
-const SAMPLED: usize = 64;
-
-/// The hashes of keys of varying lengths, thirty-two of one length at a
-/// time ([`groups_by_length`]), as two groups of sixteen whose chains of
-/// multiplies run side by side ([`hash_same`]). `emit(hashes, at, n)`
-/// takes each group's hashes as they come, the first `n` lanes those of
-/// the keys at indexes `at`.
-#[inline]
-#[target_feature(enable = "avx512f,avx512vl")]
-fn hash_by_length(
-    keys: &[&[u8]],
-    variant: HashVariant,
-    mut emit: impl FnMut(__m512i, &[usize; LANES], usize),
-) {
-    groups_by_length::<{ 2 * LANES }>(keys, |group, at, n, class| {
-        let (groups, ats) = (halves(group), halves(at));
-        if class < CLASSES - 1 && n > LANES {
-            // SAFETY: `groups_by_length` vouches that below the last
-            // class, every key of the group is `class` bytes long.
-            let h = unsafe { hash_same(groups, class, SEED, variant) };
-            emit(h[0], ats[0], LANES);
-            emit(h[1], ats[1], n - LANES);
-            return;
-        }
-        let counts = [n.min(LANES), n.saturating_sub(LANES)];
-        for ((group, at), n) in groups.into_iter().zip(ats).zip(counts) {
-            let h = match n {
-                0 => break,
-                // A few keys left: one at a time costs less than a group.
-                1..FEW_WAITING => hash_each(&group[..n], variant),
-                // SAFETY: as above.
-                _ => unsafe { hash_waiting(group, class, variant) },
-            };
-            emit(h, at, n);
-        }
-    });
-}
-
-/// The two halves of a group of [`hash_by_length`].
-#[inline]
-fn halves<T>(group: &[T; 2 * LANES]) -> [&[T; LANES]; 2] {
-    let (halves, _) = group.as_chunks::<LANES>();
-    [&halves[0], &halves[1]]
-}
-
-/// Keys left in a class at the end of [`hash_by_length`] below which
-/// they are hashed one at a time.
-const FEW_WAITING: usize = 6;
-
-/// The hashes of a group of [`hash_by_length`] of length class `class`.
-///
-/// # Safety
-/// Below the last class, every key of `group` is `class` bytes long.
-#[inline]
-#[target_feature(enable = "avx512f,avx512vl")]
-unsafe fn hash_waiting(group: &[&[u8]; LANES], class: usize, variant: HashVariant) -> __m512i {
-    if class < CLASSES - 1 {
-        // SAFETY: the caller vouches that the keys are `class` bytes long.
-        let [h] = unsafe { hash_same([group], class, SEED, variant) };
-        h
-    } else {
-        hash16(group, SEED, variant)
-    }
-}
-
-/// Up to 32 hashes as two vectors, and how many each holds.
-#[inline]
-#[target_feature(enable = "avx512f,avx512vl")]
-fn load_pair(hashes: &[u32]) -> ([__m512i; 2], [usize; 2]) {
-    let (a, b) = hashes.split_at(hashes.len().min(LANES));
-    let load = |h: &[u32]| {
-        // SAFETY: the first `h.len()` lanes are the slice's; the others
-        // are neither read nor able to fault.
-        unsafe { _mm512_maskz_loadu_epi32(first_lanes(h.len()), h.as_ptr().cast()) }
-    };
-    ([load(a), load(b)], [a.len(), b.len()])
-}
-
-/// The hashes of a group of up to 16 keys: a whole group by [`hash16`]
-/// in place (a copy would stall the vector loads of its lengths on the
-/// copy's stores), fewer keys one at a time (vectors for them would cost
-/// as much as for a whole group, at the end of a batch, where nothing
-/// overlaps their latency).
-#[inline]
-#[target_feature(enable = "avx512f,avx512vl")]
-fn hash_group(group: &[&[u8]], variant: HashVariant) -> __m512i {
-    match group.try_into() {
-        Ok(whole) => hash16(whole, SEED, variant),
-        Err(_) => hash_each(group, variant),
-    }
+    keys.len() >= FEW_TO_GROUP && !looks_one_length(keys)
 }
 
 /// The hashes of up to 16 keys, one at a time, in the first lanes.
@@ -874,217 +719,6 @@ fn prefetch_keys(keys: &[&[u8]], from: usize) {
     }
 }
 
-/// The hashes of up to 32 keys, as two groups of 16, and how many keys
-/// each group has (the second may have none). Two whole groups of one
-/// length are hashed together.
-#[inline]
-#[target_feature(enable = "avx512f,avx512vl")]
-fn hash_pair(keys: &[&[u8]], variant: HashVariant) -> ([__m512i; 2], [usize; 2]) {
-    let (a, b) = keys.split_at(keys.len().min(LANES));
-    let lens = [a.len(), b.len()];
-    if let (Ok(a), Ok(b)) = (
-        <&[&[u8]; LANES]>::try_from(a),
-        <&[&[u8]; LANES]>::try_from(b),
-    ) {
-        if let (Some(len), Some(other)) = (one_length(a), one_length(b)) {
-            if len == other {
-                // SAFETY: every key of both groups is `len` bytes long.
-                return (unsafe { hash_same([a, b], len, SEED, variant) }, lens);
-            }
-        }
-    }
-    let b = if b.is_empty() {
-        _mm512_setzero_si512()
-    } else {
-        hash_group(b, variant)
-    };
-    ([hash_group(a, variant), b], lens)
-}
-
-/// The probes of 16 keys, as byte indexes and masks of the bit in that
-/// byte, a row per probe. Rows are left uninitialized until filled: a
-/// filter of a few keys would otherwise spend more on zeroing them than
-/// on its bits.
-struct Probes {
-    /// How many rows the last `fill` wrote.
-    rows: usize,
-    indexes: [MaybeUninit<[u32; LANES]>; 30],
-    bits: [MaybeUninit<[u32; LANES]>; 30],
-}
-
-impl Probes {
-    fn new() -> Probes {
-        Probes {
-            rows: 0,
-            indexes: [MaybeUninit::uninit(); 30],
-            bits: [MaybeUninit::uninit(); 30],
-        }
-    }
-
-    /// Writes the first `min(k, 30)` rows for the keys hashed to `h`, of
-    /// which the first `keys` lanes are keys (the others get empty
-    /// masks). Indexes are below the array's length, as [`Probes16`]'s
-    /// positions are below its bits: what makes unchecked access sound.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512vl")]
-    fn fill(&mut self, r: &Reducer, h: __m512i, k: usize, keys: usize) {
-        let active = first_lanes(keys);
-        let mut probes = Probes16::new(r, h);
-        let (one, seven) = (_mm512_set1_epi32(1), _mm512_set1_epi32(7));
-        self.rows = k.min(30);
-        for (indexes, bits) in self.indexes.iter_mut().zip(&mut self.bits).take(k) {
-            let pos = probes.next();
-            let index = _mm512_srli_epi32::<3>(pos);
-            let bit = _mm512_maskz_sllv_epi32(active, one, _mm512_and_si512(pos, seven));
-            // SAFETY: a row is 64 bytes. (Masks stay 32-bit: narrowing
-            // stores, VPMOVDB, are slow on AMD's cores.)
-            unsafe {
-                _mm512_storeu_si512(indexes.as_mut_ptr().cast(), index);
-                _mm512_storeu_si512(bits.as_mut_ptr().cast(), bit);
-            }
-        }
-    }
-
-    /// The rows the last `fill` wrote.
-    #[inline]
-    fn rows(&self) -> impl Iterator<Item = (&[u32; LANES], &[u32; LANES])> {
-        let rows = self.indexes[..self.rows]
-            .iter()
-            .zip(&self.bits[..self.rows]);
-        // SAFETY: `fill` wrote the first `self.rows` rows of both.
-        rows.map(|(indexes, bits)| unsafe { (indexes.assume_init_ref(), bits.assume_init_ref()) })
-    }
-}
-
-/// 1 to 16 keys, padded to 16 lanes with copies of the first (whose hashes
-/// are not used): keys of one length stay keys of one length.
-#[cfg(test)]
-fn lanes<'a>(keys: &[&'a [u8]]) -> [&'a [u8]; LANES] {
-    let mut lanes: [&[u8]; LANES] = [keys[0]; LANES];
-    lanes[..keys.len()].copy_from_slice(keys);
-    lanes
-}
-
-/// [`hash16`] of up to 16 keys, as an array.
-///
-/// # Safety
-/// The CPU must have AVX-512F and VL.
-#[cfg(test)]
-#[target_feature(enable = "avx512f,avx512vl")]
-unsafe fn hash16_array(keys: &[&[u8]], seed: u32, variant: HashVariant) -> [u32; LANES] {
-    let mut out = [0u32; LANES];
-    // SAFETY: `out` is 64 bytes.
-    unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), hash16(&lanes(keys), seed, variant)) };
-    out
-}
-
-/// The probe positions `(h + j * delta) % bits`, as rows.
-///
-/// # Safety
-/// The CPU must have AVX-512F and VL; `0 < bits <= 2^31`.
-#[cfg(test)]
-#[target_feature(enable = "avx512f,avx512vl")]
-unsafe fn positions_array(hashes: &[u32; LANES], bits: u64, rows: &mut [[u32; LANES]]) {
-    let reducer = Reducer::new(bits);
-    // SAFETY: `hashes` is 64 bytes.
-    let h = unsafe { _mm512_loadu_si512(hashes.as_ptr().cast()) };
-    let mut probes = Probes16::new(&reducer, h);
-    for row in rows {
-        // SAFETY: a row is 64 bytes.
-        unsafe { _mm512_storeu_si512(row.as_mut_ptr().cast(), probes.next()) };
-    }
-}
-
-/// The probe positions of 16 keys hashed to `h`, in order: `h % bits` and
-/// `delta % bits` from [`Reducer::rem16`], then each next position by adds
-/// (the last plus the step, brought below `bits`; the step less `2^32 %
-/// bits` where the 32-bit sum `h + delta` wrapped). `bits <= 2^31` keeps
-/// every sum below 2^32. (As the AVX2 kernel's `Probes8`.)
-///
-/// Every position is below `bits` by construction, whatever the
-/// reductions return: the start and both steps are clamped below `bits`
-/// once, and a position below `bits` plus a step below `bits` is below
-/// `2 * bits`, which one subtraction of `bits` brings back below it.
-struct Probes16 {
-    pos: __m512i,
-    h: __m512i,
-    delta: __m512i,
-    step: __m512i,
-    step_wrapped: __m512i,
-    bits: __m512i,
-}
-
-impl Probes16 {
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512vl")]
-    fn new(r: &Reducer, h: __m512i) -> Probes16 {
-        let delta = _mm512_ror_epi32::<17>(h);
-        let step = _mm512_min_epu32(r.rem16(delta), r.last);
-        let less = _mm512_sub_epi32(step, r.wrap);
-        Probes16 {
-            pos: _mm512_min_epu32(r.rem16(h), r.last),
-            h,
-            delta,
-            step,
-            step_wrapped: _mm512_min_epu32(less, _mm512_add_epi32(less, r.bits)),
-            bits: r.bits,
-        }
-    }
-
-    /// This probe's positions, and moves to the next.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512vl")]
-    fn next(&mut self) -> __m512i {
-        let at = self.pos;
-        let h = _mm512_add_epi32(self.h, self.delta);
-        let wrapped = _mm512_cmplt_epu32_mask(h, self.delta);
-        let step = _mm512_mask_blend_epi32(wrapped, self.step, self.step_wrapped);
-        let pos = _mm512_add_epi32(at, step);
-        self.pos = _mm512_min_epu32(pos, _mm512_sub_epi32(pos, self.bits));
-        self.h = h;
-        at
-    }
-}
-
-/// The length of every key, if they have one (and it fits 32 bits).
-#[inline]
-fn one_length(keys: &[&[u8]]) -> Option<usize> {
-    let len = keys.first()?.len();
-    (keys.iter().all(|k| k.len() == len) && u32::try_from(len).is_ok()).then_some(len)
-}
-
-/// LevelDB's `Hash` of `N` groups of 16 keys all of length `len`, the
-/// groups' rounds interleaved: each group's hash is a chain of dependent
-/// multiplies, and two chains fill the gaps of one.
-///
-/// # Safety
-/// Every key of every group is `len` bytes long.
-#[inline]
-#[target_feature(enable = "avx512f,avx512vl")]
-unsafe fn hash_same<const N: usize>(
-    groups: [&[&[u8]; LANES]; N],
-    len: usize,
-    seed: u32,
-    variant: HashVariant,
-) -> [__m512i; N] {
-    let m = _mm512_set1_epi32(M);
-    let h = [_mm512_set1_epi32((seed ^ (len as u32).wrapping_mul(M as u32)) as i32); N];
-    // SAFETY: every key has `len >= 4 * (len / 4)` bytes.
-    let mut h = unsafe { rounds(groups, len / 4, h) };
-    if !len.is_multiple_of(4) {
-        for (h, keys) in h.iter_mut().zip(groups) {
-            let tails = if len >= 4 {
-                // SAFETY: every key is `len >= 4` bytes long.
-                unsafe { tails_same(keys, len, variant) }
-            } else {
-                tails16(keys, variant)
-            };
-            *h = add_tails(*h, tails, 0xffff, m);
-        }
-    }
-    h
-}
-
 /// [`tails16`] of 16 keys of one length `len`, not a multiple of 4: each
 /// key's last 4 bytes, all shifted alike.
 ///
@@ -1092,7 +726,7 @@ unsafe fn hash_same<const N: usize>(
 /// Every key is `len >= 4` bytes long.
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl")]
-unsafe fn tails_same(keys: &[&[u8]; LANES], len: usize, variant: HashVariant) -> __m512i {
+unsafe fn tails_same(keys: &[&[u8]; LANES], len: usize) -> __m512i {
     let mut last = [0u32; LANES];
     for (word, key) in last.iter_mut().zip(keys) {
         debug_assert!(key.len() == len && len >= 4);
@@ -1103,94 +737,28 @@ unsafe fn tails_same(keys: &[&[u8]; LANES], len: usize, variant: HashVariant) ->
     let last = unsafe { _mm512_loadu_si512(last.as_ptr().cast()) };
     // The top `len % 4` bytes.
     let shift = _mm_cvtsi32_si128(32 - 8 * (len % 4) as i32);
-    let tails = _mm512_srl_epi32(last, shift);
-    signed_tails(tails, variant)
-}
-
-/// Tails read as unsigned bytes, as `variant` adds them.
-#[inline]
-#[target_feature(enable = "avx512f,avx512vl")]
-fn signed_tails(tails: __m512i, variant: HashVariant) -> __m512i {
-    match variant {
-        HashVariant::Unsigned => tails,
-        // Each byte >= 0x80 sign-extended: byte j adds -2^(8j+8) more.
-        HashVariant::Signed => {
-            let high = _mm512_and_si512(tails, _mm512_set1_epi32(0x0080_8080));
-            _mm512_sub_epi32(tails, _mm512_slli_epi32::<1>(high))
-        }
-    }
-}
-
-/// The rounds of LevelDB's `Hash` over the `words` whole words that
-/// every key of `N` groups has, the groups' rounds interleaved.
-///
-/// # Safety
-/// Every key of every group has `4 * words` bytes or more.
-#[inline]
-#[target_feature(enable = "avx512f,avx512vl")]
-unsafe fn rounds<const N: usize>(
-    groups: [&[&[u8]; LANES]; N],
-    words: usize,
-    mut h: [__m512i; N],
-) -> [__m512i; N] {
-    let m = _mm512_set1_epi32(M);
-    let mut chunk = 0;
-    while chunk + 4 <= words {
-        let mut w = [[_mm512_setzero_si512(); 4]; N];
-        for (w, keys) in w.iter_mut().zip(groups) {
-            // SAFETY: every key has `4 * words >= 4 * chunk + 16` bytes.
-            *w = transpose(unsafe {
-                [
-                    whole4(keys, chunk, 0),
-                    whole4(keys, chunk, 4),
-                    whole4(keys, chunk, 8),
-                    whole4(keys, chunk, 12),
-                ]
-            });
-        }
-        for i in 0..4 {
-            for (h, w) in h.iter_mut().zip(&w) {
-                *h = round(*h, w[i], m);
-            }
-        }
-        chunk += 4;
-    }
-    if chunk < words {
-        let counts = [words as u32; LANES];
-        for (h, keys) in h.iter_mut().zip(groups) {
-            let ws = transpose([
-                part4(keys, &counts, chunk, 0),
-                part4(keys, &counts, chunk, 4),
-                part4(keys, &counts, chunk, 8),
-                part4(keys, &counts, chunk, 12),
-            ]);
-            for w in ws.into_iter().take(words - chunk) {
-                *h = round(*h, w, m);
-            }
-        }
-    }
-    h
+    _mm512_srl_epi32(last, shift)
 }
 
 /// LevelDB's `Hash` of 16 keys, in 16 lanes: each key's whole words in
 /// rounds (a lane sits out the rounds past its length), then its tail.
-/// Keys of one length go to [`hash_same`].
+/// Keys of one length go to [`simd::hash_same`].
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl")]
-fn hash16(keys: &[&[u8]; LANES], seed: u32, variant: HashVariant) -> __m512i {
+fn hash16(keys: &[&[u8]; LANES], variant: HashVariant) -> __m512i {
     if keys.iter().any(|k| u32::try_from(k.len()).is_err()) {
         // Lengths past 32 bits (4 GiB keys): one at a time.
-        let hashes = keys.map(|key| crate::hash(key, seed, variant));
+        let hashes = keys.map(|key| crate::hash(key, SEED, variant));
         // SAFETY: `hashes` is 64 bytes.
         return unsafe { _mm512_loadu_si512(hashes.as_ptr().cast()) };
     }
-    if let Some(len) = one_length(keys) {
-        // SAFETY: every key is `len` bytes long.
-        let [h] = unsafe { hash_same([keys], len, seed, variant) };
+    if let Some(len) = simd::one_length(keys) {
+        // SAFETY: the CPU has AVX-512F and VL; every key is `len` bytes long.
+        let [h] = unsafe { simd::hash_same([keys], len, variant) };
         return h;
     }
     // Lengths vary: each word is gathered from the keys that have it.
-    let m = _mm512_set1_epi32(M);
+    let m = _mm512_set1_epi32(M as i32);
     let (mut lens, mut starts) = ([0u32; LANES], [0u64; LANES]);
     for ((len, start), key) in lens.iter_mut().zip(&mut starts).zip(keys) {
         *len = key.len() as u32;
@@ -1206,7 +774,7 @@ fn hash16(keys: &[&[u8]; LANES], seed: u32, variant: HashVariant) -> __m512i {
         )
     };
     let words = _mm512_srli_epi32::<2>(lens);
-    let mut h = _mm512_xor_si512(_mm512_set1_epi32(seed as i32), _mm512_mullo_epi32(lens, m));
+    let mut h = _mm512_xor_si512(_mm512_set1_epi32(SEED as i32), _mm512_mullo_epi32(lens, m));
     for w in 0..most {
         // Lanes whose key has a word `w`.
         let active = _mm512_cmpgt_epu32_mask(words, _mm512_set1_epi32(w as i32));
@@ -1214,7 +782,8 @@ fn hash16(keys: &[&[u8]; LANES], seed: u32, variant: HashVariant) -> __m512i {
         // SAFETY: an active lane reads word `w` of its key, which
         // the key has; the other lanes read nothing.
         let word = unsafe { gather16(active, _mm512_add_epi64(lo, at), _mm512_add_epi64(hi, at)) };
-        h = _mm512_mask_mov_epi32(h, active, round(h, word, m));
+        // SAFETY: the CPU has AVX-512F and VL.
+        h = _mm512_mask_mov_epi32(h, active, unsafe { simd::round(h, word) });
     }
     let has_tail = _mm512_test_epi32_mask(lens, _mm512_set1_epi32(3));
     let short = _mm512_cmplt_epu32_mask(lens, _mm512_set1_epi32(4));
@@ -1237,31 +806,31 @@ fn hash16(keys: &[&[u8]; LANES], seed: u32, variant: HashVariant) -> __m512i {
         };
         let rest = _mm512_and_si512(lens, _mm512_set1_epi32(3));
         let shift = _mm512_sub_epi32(_mm512_set1_epi32(32), _mm512_slli_epi32::<3>(rest));
-        let tails = signed_tails(_mm512_srlv_epi32(last, shift), variant);
-        return add_tails(h, tails, has_tail, m);
+        return add_tails(h, _mm512_srlv_epi32(last, shift), has_tail, variant);
     }
     // Some keys under 4 bytes: the tails one at a time.
-    add_tails(h, tails16(keys, variant), has_tail, m)
+    add_tails(h, tails16(keys), has_tail, variant)
 }
 
-/// The tails of 16 keys as LevelDB's `Hash` adds them, one at a time.
+/// The tails of 16 keys read as unsigned bytes, one at a time.
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl")]
-fn tails16(keys: &[&[u8]; LANES], variant: HashVariant) -> __m512i {
+fn tails16(keys: &[&[u8]; LANES]) -> __m512i {
     let mut tails = [0u32; LANES];
     for (t, key) in tails.iter_mut().zip(keys) {
-        *t = tail(key, variant);
+        *t = tail(key, HashVariant::Unsigned);
     }
     // SAFETY: `tails` is 16 u32s, 64 bytes.
     unsafe { _mm512_loadu_si512(tails.as_ptr().cast()) }
 }
 
-/// The hash's last step, in the lanes of `has_tail`.
+/// The hash's last step ([`simd::finish`]), for tails read as unsigned
+/// bytes, in the lanes of `has_tail`.
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl")]
-fn add_tails(h: __m512i, tails: __m512i, has_tail: __mmask16, m: __m512i) -> __m512i {
-    let last = _mm512_mullo_epi32(_mm512_add_epi32(h, tails), m);
-    let last = _mm512_xor_si512(last, _mm512_srli_epi32::<24>(last));
+fn add_tails(h: __m512i, tails: __m512i, has_tail: __mmask16, variant: HashVariant) -> __m512i {
+    // SAFETY: the CPU has AVX-512F and VL.
+    let last = unsafe { simd::finish(h, tails, variant) };
     _mm512_mask_mov_epi32(h, has_tail, last)
 }
 
@@ -1283,14 +852,6 @@ unsafe fn gather16(mask: __mmask16, lo: __m512i, hi: __m512i) -> __m512i {
         )
     };
     _mm512_inserti64x4::<1>(_mm512_castsi256_si512(a), b)
-}
-
-/// One word of the hash: `h = (h + w) * m; h ^= h >> 16`.
-#[inline]
-#[target_feature(enable = "avx512f,avx512vl")]
-fn round(h: __m512i, w: __m512i, m: __m512i) -> __m512i {
-    let h = _mm512_mullo_epi32(_mm512_add_epi32(h, w), m);
-    _mm512_xor_si512(h, _mm512_srli_epi32::<16>(h))
 }
 
 /// Words `chunk .. chunk + 4` of keys `i .. i + 4`, a key per 128 bits.
@@ -1379,59 +940,138 @@ fn load4(key: &[u8], words: u32, chunk: usize) -> __m128i {
 }
 
 /// `h % bits` for one filter's `0 < bits <= 2^31`, the quotient from
-/// doubles.
-struct Reducer {
-    /// Just under `1 / bits`, so that quotients are never too large.
-    inv: __m512d,
-    bits: __m512i,
-    /// `bits - 1`, that [`Probes16`] clamps its start to.
-    last: __m512i,
-    /// `2^32 % bits`: what a wrap of the 32-bit sum takes off a position.
-    wrap: __m512i,
+/// `floor(h * inv)` for 8 lanes.
+#[inline]
+#[target_feature(enable = "avx512f,avx512vl")]
+fn quotient8(h: __m256i, inv: __m512d) -> __m256i {
+    _mm512_cvttpd_epu32(_mm512_mul_pd(_mm512_cvtepu32_pd(h), inv))
 }
 
-impl Reducer {
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512vl")]
-    fn new(bits: u64) -> Reducer {
-        Reducer {
-            inv: _mm512_set1_pd(super::inverse(bits)),
-            bits: _mm512_set1_epi32(bits as u32 as i32),
-            last: _mm512_set1_epi32((bits - 1) as u32 as i32),
-            wrap: _mm512_set1_epi32(super::wrap(bits) as i32),
+/// `h % bits` for 8 lanes, as [`Reducer::rem`] for 16 (`inv` from
+/// [`simd::inverse`]).
+#[inline]
+#[target_feature(enable = "avx512f,avx512vl")]
+fn rem8(h: __m256i, bits: __m256i, inv: __m512d) -> __m256i {
+    let r = _mm256_sub_epi32(h, _mm256_mullo_epi32(quotient8(h, inv), bits));
+    _mm256_min_epu32(r, _mm256_sub_epi32(r, bits))
+}
+
+/// LevelDB's `Hash` of each key, sixteen at a time (for the tests).
+///
+/// # Safety
+/// The CPU must have AVX-512F and VL.
+#[cfg(test)]
+#[target_feature(enable = "avx512f,avx512vl")]
+unsafe fn hashes(keys: &[&[u8]], variant: HashVariant) -> Vec<u32> {
+    // SAFETY: as for this function.
+    unsafe { simd::hashes::<__m512i, LANES>(keys, variant) }
+}
+
+/// The probe positions of [`Avx512::positions`].
+///
+/// # Safety
+/// The CPU must have AVX-512F and VL; `0 < bits <= 2^31`.
+#[cfg(test)]
+#[target_feature(enable = "avx512f,avx512vl")]
+unsafe fn positions(hashes: &[u32], bits: u64) -> Vec<[u32; 30]> {
+    // SAFETY: as for this function.
+    unsafe { simd::positions::<__m512i, LANES>(hashes, bits) }
+}
+
+// SAFETY (every block in this impl): the trait's contract is a CPU with
+// AVX-512F and VL, which these intrinsics and functions need; the memory
+// each reads or writes is said beside it.
+impl Lanes<LANES> for __m512i {
+    type Inverse = __m512d;
+    const ROWS_AHEAD: bool = false;
+
+    #[inline(always)]
+    unsafe fn load_up_to(words: &[u32]) -> Self {
+        // SAFETY: see the impl; the first `words.len()` lanes are the
+        // slice's, the others neither read nor able to fault.
+        unsafe { _mm512_maskz_loadu_epi32(first_lanes(words.len()), words.as_ptr().cast()) }
+    }
+    #[rustfmt::skip]
+    one_intrinsic!(binary: add = _mm512_add_epi32, sub = _mm512_sub_epi32, mul = _mm512_mullo_epi32, xor = _mm512_xor_si512,
+        and = _mm512_and_si512, min = _mm512_min_epu32, shl_by = _mm512_sllv_epi32;
+        unary: shl1 = _mm512_slli_epi32::<1>, shr3 = _mm512_srli_epi32::<3>,
+        shr16 = _mm512_srli_epi32::<16>, shr24 = _mm512_srli_epi32::<24>, rotr17 = _mm512_ror_epi32::<17>);
+    one_intrinsic! {
+        fn splat(x: u32) -> Self => _mm512_set1_epi32(x as i32);
+        fn load(words: &[u32; LANES]) -> Self => _mm512_loadu_si512(words.as_ptr().cast());
+        fn store(self: Self, to: &mut [u32; LANES]) =>
+            _mm512_storeu_si512(to.as_mut_ptr().cast(), self);
+        // (Masks stay 32-bit: narrowing stores, VPMOVDB, are slow on AMD's
+        // cores.)
+        fn store_uninit(self: Self, to: &mut MaybeUninit<[u32; LANES]>) =>
+            _mm512_storeu_si512(to.as_mut_ptr().cast(), self);
+        fn inverse(inv: f64) -> __m512d => _mm512_set1_pd(inv);
+        fn select_wrapped(sum: Self, addend: Self, wrapped: Self, kept: Self) -> Self =>
+            _mm512_mask_blend_epi32(_mm512_cmplt_epu32_mask(sum, addend), kept, wrapped);
+    }
+    /// Eight lanes at a time, by unsigned conversions.
+    #[inline(always)]
+    unsafe fn quotient(self, inv: __m512d) -> Self {
+        // SAFETY: see the impl.
+        unsafe {
+            let lo = quotient8(_mm512_castsi512_si256(self), inv);
+            let hi = quotient8(_mm512_extracti64x4_epi64::<1>(self), inv);
+            _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi)
         }
     }
-
-    /// `h % bits` for 16 lanes of 32-bit `h`: `q = floor(h * inv)`
-    /// (truncated, the product being positive) is `h / bits` rounded
-    /// down or one less (the product is below `h / bits`, by less than
-    /// `2^32 * 2^-49`), so `h - q * bits` lies in `[0, 2 * bits)`, below
-    /// 2^32: exact in 32-bit arithmetic. One unsigned minimum with itself
-    /// less `bits` ends it.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512vl")]
-    fn rem16(&self, h: __m512i) -> __m512i {
-        let lo = self.quotient8(_mm512_castsi512_si256(h));
-        let hi = self.quotient8(_mm512_extracti64x4_epi64::<1>(h));
-        let q = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi);
-        let r = _mm512_sub_epi32(h, _mm512_mullo_epi32(q, self.bits));
-        _mm512_min_epu32(r, _mm512_sub_epi32(r, self.bits))
+    #[inline(always)]
+    unsafe fn chunk(keys: &[&[u8]; LANES], at: usize) -> [Self; 4] {
+        let chunk = at / 4;
+        // SAFETY: see the impl; the caller vouches for the keys' bytes.
+        unsafe {
+            transpose([
+                whole4(keys, chunk, 0),
+                whole4(keys, chunk, 4),
+                whole4(keys, chunk, 8),
+                whole4(keys, chunk, 12),
+            ])
+        }
     }
-
-    /// `h % bits` for 8 lanes, as [`Reducer::rem16`].
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512vl")]
-    fn rem8(&self, h: __m256i) -> __m256i {
-        let bits = _mm512_castsi512_si256(self.bits);
-        let r = _mm256_sub_epi32(h, _mm256_mullo_epi32(self.quotient8(h), bits));
-        _mm256_min_epu32(r, _mm256_sub_epi32(r, bits))
+    /// The whole words by masked loads, the tail from each key's last 4
+    /// bytes, all shifted alike.
+    #[inline(always)]
+    unsafe fn rest(keys: &[&[u8]; LANES], at: usize, len: usize) -> ([Self; 4], Self) {
+        let (chunk, words) = (at / 4, len / 4);
+        let counts = [words as u32; LANES];
+        // SAFETY: see the impl; every key is `len` bytes long, by the caller.
+        unsafe {
+            // No whole words left: the tail alone, no loads for them.
+            let mut w = [_mm512_setzero_si512(); 4];
+            if words > chunk {
+                w = transpose([
+                    part4(keys, &counts, chunk, 0),
+                    part4(keys, &counts, chunk, 4),
+                    part4(keys, &counts, chunk, 8),
+                    part4(keys, &counts, chunk, 12),
+                ]);
+            }
+            let tail = match len.is_multiple_of(4) {
+                true => _mm512_setzero_si512(),
+                false if len >= 4 => tails_same(keys, len),
+                false => tails16(keys),
+            };
+            (w, tail)
+        }
     }
-
-    /// `floor(h * inv)` for 8 lanes.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512vl")]
-    fn quotient8(&self, h: __m256i) -> __m256i {
-        _mm512_cvttpd_epu32(_mm512_mul_pd(_mm512_cvtepu32_pd(h), self.inv))
+    /// A whole group by gathers ([`hash16`]) in place (a copy would stall
+    /// the vector loads of its lengths on the copy's stores), fewer keys
+    /// one at a time ([`hash_each`]: vectors for them would cost as much
+    /// as for a whole group, at the end of a batch, where nothing overlaps
+    /// their latency).
+    #[inline(always)]
+    unsafe fn hash_apart(keys: &[&[u8]], variant: HashVariant) -> Self {
+        // SAFETY: see the impl.
+        unsafe {
+            match keys.try_into() {
+                Ok(whole) => hash16(whole, variant),
+                Err(_) => hash_each(keys, variant),
+            }
+        }
     }
 }
 

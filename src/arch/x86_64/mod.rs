@@ -1,6 +1,6 @@
-//! The x86-64 kernels, each self-contained (hash, positions, setting and
-//! testing bits for its instruction set): `avx512` and `avx2`. What they
-//! share is here. These files hold the crate's only `unsafe` code.
+//! The x86-64 kernels: [`Lanes`](crate::arch::simd::Lanes) for AVX2's and
+//! AVX-512's vectors, and what only each of them does. These files and
+//! `simd.rs` hold the crate's only `unsafe` code.
 #![allow(unsafe_code)]
 
 mod avx2;
@@ -21,24 +21,4 @@ pub(crate) fn intel() -> bool {
         let vendor = [id.ebx, id.edx, id.ecx].map(u32::to_le_bytes).concat();
         vendor == b"GenuineIntel"
     })
-}
-
-/// LevelDB's hash multiplier, as the vector lanes take it.
-const M: i32 = 0xc6a4a793_u32 as i32;
-
-/// Just under `1 / bits`: four ulps less than the nearest double, so that
-/// `h * inv` truncated is `h / bits` rounded down or one less, for every
-/// 32-bit `h` and `bits <= 2^31` (see `avx512::Reducer::rem16`).
-fn inverse(bits: u64) -> f64 {
-    // 1 / bits is within half an ulp; four ulps less is below it by a
-    // relative 2^-52 or more, and by at most 2^-49.
-    f64::from_bits((1.0 / bits as f64).to_bits() - 4)
-}
-
-/// `2^32 % bits` for `0 < bits <= 2^31`, by a 32-bit division: `2^32 -
-/// bits` fits 32 bits and leaves the same remainder (a 64-bit division is
-/// slower on many cores, and it starts every filter's chain of positions).
-fn wrap(bits: u64) -> u32 {
-    let bits = bits as u32;
-    bits.wrapping_neg() % bits
 }
