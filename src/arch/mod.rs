@@ -64,6 +64,14 @@ mod x86_64;
 
 use std::sync::OnceLock;
 
+#[cfg(target_arch = "x86_64")]
+pub(crate) use x86_64::prefetch;
+
+/// Where there is no prefetch instruction taken: nothing.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+pub(crate) fn prefetch<T>(_slice: &[T], _index: usize) {}
+
 use crate::hash::SEED;
 use crate::HashVariant;
 

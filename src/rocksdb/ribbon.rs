@@ -25,6 +25,7 @@ use super::build::{
     distinct, fast_local_build, fast_local_len, fast_local_probes, millibits, sanitized,
 };
 use super::xxph3::hash64;
+use crate::arch::prefetch;
 
 /// Slots per block, the width of a coefficient row.
 const COEFF_BITS: usize = 128;
@@ -325,9 +326,12 @@ pub(crate) fn solve(hashes: &[u64], slots: usize, len: usize) -> Option<Vec<u8>>
     let first = *hashes.first()?;
     let mut banding = Banding::new(slots);
     let start = first as u32 & 0xff;
-    let seed = (0..SEEDS)
-        .map(|i| (start + i) % SEEDS)
-        .find(|&seed| banding.add_all(Hasher::new(seed, slots), hashes))?;
+    let seed = (0..SEEDS).map(|i| (start + i) % SEEDS).find(|&seed| {
+        if seed != start {
+            banding.clear();
+        }
+        banding.add_all(Hasher::new(seed, slots), hashes)
+    })?;
     let mut filter = vec![0; len];
     let (solution, meta) = filter.split_at_mut(len - 5);
     banding.back_substitute(solution);
@@ -353,12 +357,31 @@ impl Banding {
         }
     }
 
-    /// Adds every hash's row (`BandingAddRange`), from an empty system:
-    /// false at the first row that contradicts the others.
-    fn add_all(&mut self, hasher: Hasher, hashes: &[u64]) -> bool {
+    /// Empties the system, for another seed.
+    fn clear(&mut self) {
         self.coeffs.fill(0);
         self.results.fill(0);
-        hashes.iter().all(|&h| self.add(hasher.row(h)))
+    }
+
+    /// Adds every hash's row (`BandingAddRange`) to an empty system: false
+    /// at the first row that contradicts the others.
+    fn add_all(&mut self, hasher: Hasher, hashes: &[u64]) -> bool {
+        let Some((&first, rest)) = hashes.split_first() else {
+            return true;
+        };
+        // Each row's slot is asked for while the row before it is added:
+        // past the caches, the system's slots are where its time goes.
+        let mut row = hasher.row(first);
+        for &h in rest {
+            let next = hasher.row(h);
+            prefetch(&self.coeffs, next.start);
+            prefetch(&self.results, next.start);
+            if !self.add(row) {
+                return false;
+            }
+            row = next;
+        }
+        self.add(row)
     }
 
     /// `BandingAdd`: the row reduced by the rows at its leading slots until

@@ -22,3 +22,20 @@ pub(crate) fn intel() -> bool {
         vendor == b"GenuineIntel"
     })
 }
+
+/// Asks the CPU to bring `slice[index]` into its caches, if it is there
+/// (none of it read now): for a loop whose next access is known a step
+/// early. Nothing for an index past the end.
+#[inline(always)]
+pub(crate) fn prefetch<T>(slice: &[T], index: usize) {
+    if let Some(item) = slice.get(index) {
+        // SAFETY: a prefetch never faults, and the pointer is to an item of
+        // the slice. (`_mm_prefetch` is a safe fn in recent Rust, unsafe in
+        // the oldest this crate supports.)
+        #[allow(unused_unsafe)]
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(item).cast::<i8>());
+        }
+    }
+}
