@@ -824,7 +824,7 @@ fn ribbon_keys(spec: &str) -> Vec<Vec<u8>> {
 fn ribbon_filters_are_rocksdbs_byte_for_byte() {
     let path = std::env::var_os("RIBBON_VECTORS")
         .map(PathBuf::from)
-        .unwrap_or_else(|| rocksdb_dir().join("ribbon.vec"));
+        .unwrap_or_else(|| vectors::testdata().join("rocksdb/ribbon.vec"));
     let text = std::fs::read_to_string(&path).expect("ribbon.vec");
     let (mut cases, mut bloom, mut retried) = (0, 0, 0);
     for line in text.lines().filter(|l| !l.starts_with('#')) {
