@@ -11,31 +11,16 @@
 //! is the best of several rounds.
 
 mod common;
+// The key sets of `ribbon.vec`, as the tests make them; the rest of it is
+// the tests'.
+#[allow(dead_code)]
+#[path = "../tests/it/vectors/mod.rs"]
+mod vectors;
 
 use std::hint::black_box;
 use std::time::Instant;
 
 use leveldb_filter::rocksdb::{FastLocalBloomBuilder, FilterBits, RibbonBuilder};
-
-/// `gen-ribbon.cc`'s `rand:SEED:N:16:16` keys (splitmix64).
-fn keys(seed: u64, n: usize) -> Vec<Vec<u8>> {
-    let mut state = seed;
-    let mut next = move || {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    };
-    (0..n)
-        .map(|_| {
-            next(); // the length draw: always 16
-            let mut key = next().to_le_bytes().to_vec();
-            key.extend_from_slice(&next().to_le_bytes());
-            key
-        })
-        .collect()
-}
 
 /// Nanoseconds per key to build (with `build`) and to query (the keys,
 /// then the absent ones), the best of `rounds`.
@@ -88,7 +73,8 @@ fn main() {
     println!("cpu: {}", common::cpu());
     println!("keys      bpk  filter                 build ns/key  query ns/key");
     for (n, rounds) in [(10_000, 50), (1_000_000, 5)] {
-        let (present, absent) = (keys(1, n), keys(2, n));
+        let keys = |seed| vectors::ribbon_keys(&format!("rand:{seed}:{n}:16:16"));
+        let (present, absent) = (keys(1), keys(2));
         let bits = 10.0;
         let ribbon = RibbonBuilder::new(bits);
         let bloom = FastLocalBloomBuilder::new(bits);

@@ -769,52 +769,6 @@ fn custom_compression_managers_are_named() {
     }
 }
 
-/// The keys a `ribbon.vec` line names (`oracle/rocksdb/gen-ribbon.cc`):
-/// `+`-joined parts `le32:A..B[/D]`, `ascii:P:A..B`, `rand:S:N:L:M`.
-fn ribbon_keys(spec: &str) -> Vec<Vec<u8>> {
-    let range = |r: &str| -> (u32, u32) {
-        let (a, b) = r.split_once("..").expect("A..B");
-        (a.parse().unwrap(), b.parse().unwrap())
-    };
-    let mut keys = Vec::new();
-    for part in spec.split('+') {
-        let fields: Vec<&str> = part.split(':').collect();
-        match fields[..] {
-            ["le32", r] => {
-                let (r, d) = r.split_once('/').unwrap_or((r, "1"));
-                let ((a, b), d): (_, u32) = (range(r), d.parse().unwrap());
-                keys.extend((a..b).map(|i| (i / d).to_le_bytes().to_vec()));
-            }
-            ["ascii", p, r] => {
-                let (a, b) = range(r);
-                keys.extend((a..b).map(|i| format!("{p}{i}").into_bytes()));
-            }
-            ["rand", s, n, lo, hi] => {
-                let mut state: u64 = s.parse().unwrap();
-                let mut next = move || {
-                    state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-                    let mut z = state;
-                    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-                    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-                    z ^ (z >> 31)
-                };
-                let (lo, hi): (u64, u64) = (lo.parse().unwrap(), hi.parse().unwrap());
-                for _ in 0..n.parse::<u32>().unwrap() {
-                    let len = (lo + next() % (hi - lo + 1)) as usize;
-                    let mut key = Vec::with_capacity(len + 8);
-                    while key.len() < len {
-                        key.extend_from_slice(&next().to_le_bytes());
-                    }
-                    key.truncate(len);
-                    keys.push(key);
-                }
-            }
-            _ => panic!("key set {part:?}"),
-        }
-    }
-    keys
-}
-
 /// Ribbon filters RocksDB 7.8 built (`testdata/rocksdb/ribbon.vec`, or the
 /// file `RIBBON_VECTORS` names: CI makes a fresh one from another seed):
 /// `RibbonBuilder` makes the same bytes, for RocksDB's own test cases, seeds
@@ -834,7 +788,7 @@ fn ribbon_filters_are_rocksdbs_byte_for_byte() {
             fields.next().unwrap(),
             fields.next().unwrap(),
         );
-        let keys = ribbon_keys(spec);
+        let keys = vectors::ribbon_keys(spec);
         let built = RibbonBuilder::new(bits).build(keys.iter().map(Vec::as_slice));
         match want.strip_prefix('=') {
             None if want == "-" => assert!(built.is_empty(), "{line}"),
