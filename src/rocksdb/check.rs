@@ -128,8 +128,9 @@ impl Table<'_> {
     /// notes): each Bloom filter rebuilt and compared, each Ribbon filter
     /// solved again from its entries' hashes and compared. One pass over
     /// the keys, holding one rebuilt filter (a Ribbon filter's hashes, 8
-    /// bytes an entry, then its system, 20 bytes a slot) at a time. Errors are the table's (a block that does not
-    /// read); a filter that does not read is a [`FilterCheck::Mismatch`].
+    /// bytes an entry, then its system, 20 bytes a slot) at a time. Errors
+    /// are the table's (a block that does not read); a filter that does not
+    /// read is a [`FilterCheck::Mismatch`].
     ///
     /// The keys each filter gets are as the writer's `FullFilterBlockBuilder`
     /// and `PartitionedFilterBlockBuilder` add them, which changed in RocksDB
@@ -489,13 +490,8 @@ impl<'f> Rebuild<'f> {
             bytes: stored_len(bits),
             check,
         };
-        if let FilterBits::Ribbon { data, blocks, .. } = *bits {
-            return report(ribbon_check(
-                &self.hashes,
-                data.len() + 5,
-                blocks as usize * 128,
-                bits,
-            ));
+        if let FilterBits::Ribbon { data, seed, blocks } = *bits {
+            return report(ribbon_check(&self.hashes, data, seed, blocks));
         }
         if !bits.rebuilt() {
             return report(match self.unmatched {
@@ -563,7 +559,8 @@ fn built_by(bits: &FilterBits<'_>, n: u64) -> Option<(f64, f64)> {
 /// A Ribbon filter solved again from its entries (`hashes`, in the order
 /// RocksDB added them) at its stored size, and compared byte for byte; then
 /// the bits per key at which RocksDB's sizing gives that size.
-fn ribbon_check(hashes: &[u64], len: usize, slots: usize, stored: &FilterBits<'_>) -> FilterCheck {
+fn ribbon_check(hashes: &[u64], data: &[u8], seed: u8, blocks: u32) -> FilterCheck {
+    let (len, slots) = (data.len() + 5, blocks as usize * 128);
     let mismatch = |what| FilterCheck::Mismatch { what };
     let n = hashes.len();
     if n > slots || num_slots(n as u32) != slots {
@@ -580,10 +577,6 @@ fn ribbon_check(hashes: &[u64], len: usize, slots: usize, stored: &FilterBits<'_
         return mismatch(format!(
             "no seed solves the filter's {n} entries in {slots} slots (RocksDB builds Bloom then)"
         ));
-    };
-    let (data, seed) = match *stored {
-        FilterBits::Ribbon { data, seed, .. } => (data, seed),
-        _ => (&[][..], 0),
     };
     if let Some(at) = data.iter().zip(&rebuilt).position(|(a, b)| a != b) {
         return mismatch(format!(
