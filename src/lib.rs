@@ -138,6 +138,7 @@
 
 mod arch;
 mod bloom;
+pub mod db;
 mod error;
 mod filter_block;
 pub mod format;

@@ -63,7 +63,7 @@ impl Source<'_> {
         };
         read.map_err(|e| match self {
             Source::Stdin => Failure::Io("reading stdin".into(), e),
-            Source::File(path) => Failure::File {
+            Source::File(path) => Failure::Unreadable {
                 path: path.to_owned(),
                 what: e.to_string(),
             },
@@ -86,26 +86,31 @@ pub struct KeyLines<'p> {
     reader: io::BufReader<Box<dyn Read + 'p>>,
     line: String,
     number: usize,
+    /// Whether each line is the key as text (UTF-8), rather than hex.
+    text: bool,
 }
 
 impl<'p> KeyLines<'p> {
     /// The keys of `source`. A regular file is read through once first, so
     /// that a line that is not hex is said before any answer is written;
     /// stdin, a pipe or a FIFO is read once, as its lines come.
-    pub fn open(source: Source<'p>) -> Result<Self, Failure> {
+    pub fn open(source: Source<'p>, text: bool) -> Result<Self, Failure> {
         let open = || -> Result<Self, Failure> {
             let input: Box<dyn Read + 'p> = match source {
                 Source::Stdin => Box::new(io::stdin()),
-                Source::File(path) => Box::new(File::open(path).map_err(|e| Failure::File {
-                    path: path.to_owned(),
-                    what: e.to_string(),
-                })?),
+                Source::File(path) => {
+                    Box::new(File::open(path).map_err(|e| Failure::Unreadable {
+                        path: path.to_owned(),
+                        what: e.to_string(),
+                    })?)
+                }
             };
             Ok(KeyLines {
                 source,
                 reader: io::BufReader::with_capacity(1 << 16, input),
                 line: String::new(),
                 number: 0,
+                text,
             })
         };
         if let Source::File(path) = source {
@@ -143,7 +148,7 @@ impl<'p> KeyLines<'p> {
             Err(e) => {
                 return Err(match self.source {
                     Source::Stdin => Failure::Io("reading stdin".into(), e),
-                    Source::File(path) => Failure::File {
+                    Source::File(path) => Failure::Unreadable {
                         path: path.to_owned(),
                         what: e.to_string(),
                     },
@@ -157,7 +162,10 @@ impl<'p> KeyLines<'p> {
         }
         let text = self.line.strip_suffix('\n').unwrap_or(&self.line);
         let text = text.strip_suffix('\r').unwrap_or(text);
-        let key = parse_hex(text).map_err(|what| self.source.line_error(index, what))?;
+        let key = match self.text {
+            true => text.as_bytes().to_vec(),
+            false => parse_hex(text).map_err(|what| self.source.line_error(index, what))?,
+        };
         Ok(Some((text, key)))
     }
 }
@@ -225,7 +233,7 @@ fn describe(rest: &str) -> String {
 /// no bytes at all is an error (a mistaken path, more likely than a filter);
 /// the empty filter is a file of one empty line.
 pub fn read_hex_file(path: &Path) -> Result<Vec<u8>, Failure> {
-    let file_error = |what: String| Failure::File {
+    let file_error = |what: String| Failure::Unreadable {
         path: path.to_owned(),
         what,
     };
@@ -250,8 +258,12 @@ pub fn read_table_file(path: &Path, magics: &[u64], footer_len: u64) -> Result<V
     let file_error = |what: String| Failure::File {
         path: path.to_owned(),
         what,
+        hint: None,
     };
-    let io_error = |e: io::Error| file_error(e.to_string());
+    let io_error = |e: io::Error| Failure::Unreadable {
+        path: path.to_owned(),
+        what: e.to_string(),
+    };
     // Asked of the path before opening it: opening a FIFO waits for a writer.
     let meta = std::fs::metadata(path).map_err(io_error)?;
     if !meta.is_file() {
@@ -260,7 +272,10 @@ pub fn read_table_file(path: &Path, magics: &[u64], footer_len: u64) -> Result<V
         } else {
             kind_of_special(&meta)
         };
-        return Err(file_error(format!("is {kind}, not a table file")));
+        return Err(Failure::Unreadable {
+            path: path.to_owned(),
+            what: format!("is {kind}, not a table file"),
+        });
     }
     let mut file = File::open(path).map_err(io_error)?;
     let meta = file.metadata().map_err(io_error)?;
@@ -280,15 +295,19 @@ pub fn read_table_file(path: &Path, magics: &[u64], footer_len: u64) -> Result<V
         return Err(file_error(Error::BadMagic { found }.to_string()));
     }
     Footer::read_end(&end, len).map_err(|e| file_error(e.to_string()))?;
-    let size = usize::try_from(len).map_err(|_| file_error("too large to read".into()))?;
+    let unreadable = |what: String| Failure::Unreadable {
+        path: path.to_owned(),
+        what,
+    };
+    let size = usize::try_from(len).map_err(|_| unreadable("too large to read".into()))?;
     let mut bytes = Vec::new();
     bytes
         .try_reserve_exact(size)
-        .map_err(|_| file_error(format!("{len} bytes: not enough memory to read it")))?;
+        .map_err(|_| unreadable(format!("{len} bytes: not enough memory to read it")))?;
     file.rewind().map_err(io_error)?;
     file.take(len).read_to_end(&mut bytes).map_err(io_error)?;
     if bytes.len() as u64 != len {
-        return Err(file_error(format!(
+        return Err(unreadable(format!(
             "changed while being read: {} bytes read, {len} expected",
             bytes.len()
         )));

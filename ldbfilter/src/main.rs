@@ -14,6 +14,7 @@ mod inspect;
 mod probe;
 mod report;
 mod tables;
+mod targets;
 mod verify;
 
 use clap::{Parser, Subcommand};
@@ -48,6 +49,13 @@ enum Command {
     Probe(probe::ProbeArgs),
     /// Rebuild each table's filter block from its keys and compare it byte for byte.
     Verify(verify::VerifyArgs),
+    /// A completion script for SHELL, on stdout.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// The manual page (roff), on stdout: `ldbfilter man > ldbfilter.1`.
+    Man,
 }
 
 /// `--hash`: how a filter hashes a key's tail bytes.
@@ -68,29 +76,87 @@ impl Variant {
     }
 }
 
-/// What went wrong, said in one line.
+/// What went wrong, said in one line, and the exit status it gives.
 pub(crate) enum Failure {
+    /// A line of input that does not read (exit 2).
     Line {
         source: String,
         line: usize,
         what: String,
     },
+    /// A problem found in a table or database (exit 1): what it is, and
+    /// what it means and what to do.
     File {
         path: PathBuf,
         what: String,
+        hint: Option<&'static str>,
     },
+    /// A file that could not be read: missing, not permitted, not a
+    /// regular file (exit 2).
+    Unreadable { path: PathBuf, what: String },
+    /// Input that does not make sense (exit 2).
     Input(String),
+    /// Reading stdin failed (exit 2).
     Io(String, io::Error),
+    /// Writing stdout failed; a closed pipe ends the run quietly.
+    Write(io::Error),
+}
+
+impl Failure {
+    /// The exit status: 1 for a problem found in the data, 2 for input
+    /// that could not be read or used.
+    pub(crate) fn status(&self) -> Status {
+        match self {
+            Failure::File { .. } => Status::Problem,
+            Failure::Write(e) if e.kind() == io::ErrorKind::BrokenPipe => Status::Closed,
+            _ => Status::Unusable,
+        }
+    }
 }
 
 impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Failure::Line { source, line, what } => write!(f, "{source} line {line}: {what}"),
-            Failure::File { path, what } => write!(f, "{}: {what}", shown(path)),
+            Failure::File { path, what, hint } => {
+                write!(f, "{}: {what}", shown(path))?;
+                match hint {
+                    Some(hint) => write!(f, " ({hint})"),
+                    None => Ok(()),
+                }
+            }
+            Failure::Unreadable { path, what } => write!(f, "{}: {what}", shown(path)),
             Failure::Input(what) => write!(f, "{what}"),
             Failure::Io(what, e) => write!(f, "{what}: {e}"),
+            Failure::Write(e) => write!(f, "writing stdout: {e}"),
         }
+    }
+}
+
+/// How a run ended, in the order of precedence of its exit status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Status {
+    /// All is well: exit 0.
+    Well,
+    /// Stdout was closed (`| head`): the run ends quietly, exit 0.
+    Closed,
+    /// A filter mismatch, or a damaged table or database: exit 1.
+    Problem,
+    /// A usage error, or input that could not be read: exit 2.
+    Unusable,
+}
+
+impl Status {
+    pub(crate) fn exit_status(self) -> u8 {
+        match self {
+            Status::Well | Status::Closed => 0,
+            Status::Problem => 1,
+            Status::Unusable => 2,
+        }
+    }
+
+    fn code(self) -> ExitCode {
+        ExitCode::from(self.exit_status())
     }
 }
 
@@ -100,30 +166,49 @@ fn main() -> ExitCode {
         Err(e) => return usage_error(&e),
     };
     let output = match cli.command {
-        // These print as they go, a line per table, and go on past a bad one.
-        Command::Inspect(args) => return exit_code(inspect::run(&args)),
-        Command::Verify(args) => return exit_code(verify::run(&args)),
-        Command::Probe(args) => return exit_code(probe::run(&args)),
+        // These print as they go, a report per table, and go on past a bad one.
+        Command::Inspect(args) => return inspect::run(&args).code(),
+        Command::Verify(args) => return verify::run(&args).code(),
+        Command::Probe(args) => return probe::run(&args).code(),
         Command::Bloom(command) => filters::bloom(command),
         Command::Block(command) => filters::block(command),
+        Command::Completions { shell } => completions(shell),
+        Command::Man => man_page(),
     };
-    match output {
-        Ok(out) => match io::stdout().lock().write_all(&out) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("ldbfilter: writing stdout: {e}");
-                ExitCode::FAILURE
-            }
-        },
+    let written =
+        output.and_then(|out| io::stdout().lock().write_all(&out).map_err(Failure::Write));
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
-            eprintln!("ldbfilter: {failure}");
-            ExitCode::FAILURE
+            let status = failure.status();
+            if status != Status::Closed {
+                eprintln!("ldbfilter: {failure}");
+            }
+            status.code()
         }
     }
 }
 
+/// `completions SHELL`: the shell's completion script.
+fn completions(shell: clap_complete::Shell) -> Result<Vec<u8>, Failure> {
+    use clap::CommandFactory;
+    let mut out = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "ldbfilter", &mut out);
+    Ok(out)
+}
+
+/// `man`: the manual page, in roff.
+fn man_page() -> Result<Vec<u8>, Failure> {
+    use clap::CommandFactory;
+    let mut out = Vec::new();
+    clap_mangen::Man::new(Cli::command())
+        .render(&mut out)
+        .map_err(Failure::Write)?;
+    Ok(out)
+}
+
 /// Help and version as clap prints them; a usage error in one line on
-/// stderr, with the usage it broke, and exit 1 as for any bad input.
+/// stderr, with the usage it broke, and exit 2.
 fn usage_error(e: &clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
     if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
@@ -131,7 +216,7 @@ fn usage_error(e: &clap::Error) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     eprintln!("ldbfilter: {}", one_line_usage(e));
-    ExitCode::FAILURE
+    Status::Unusable.code()
 }
 
 /// clap's message for `e` in one line: its paragraphs joined, the usage in
@@ -168,14 +253,6 @@ fn one_line_usage(e: &clap::Error) -> String {
     match usage {
         Some(usage) => format!("{line} (usage: {usage}; more with --help)"),
         None => format!("{line} (more with --help)"),
-    }
-}
-
-fn exit_code(ok: bool) -> ExitCode {
-    if ok {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
     }
 }
 

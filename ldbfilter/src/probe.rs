@@ -1,75 +1,98 @@
 //! `probe`: for each key, the data block the table's index picks and
 //! whether the filter lets the engine's lookup read it, as LevelDB's and
-//! RocksDB's own lookups decide, damaged tables included.
+//! RocksDB's own lookups decide, damaged tables included; for a database,
+//! the live tables a `Get` consults, in its order, and where it stops.
 
+use std::collections::HashMap;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use leveldb_filter::leveldb::{detect, probe, Basis, Detected, Evidence, Probe, Table};
+use leveldb_filter::db::{LiveTable, Manifest};
+use leveldb_filter::leveldb::{
+    detect, holds_key, probe, Basis, Detected, Evidence, KeyFormat, Probe, Table,
+};
 use leveldb_filter::rocksdb;
-use leveldb_filter::BloomFilterPolicy;
+use leveldb_filter::{BloomFilterPolicy, HashVariant};
 
 use crate::input::{parse_hex, KeyLines, Source};
-use crate::report::{answer_word, escaped, shown, table_error, write_error, PAST_LAST_KEY};
+use crate::report::{
+    answer_word, escaped, hex, one_line_json, shown, table_error, write_error, PathJson,
+    PAST_LAST_KEY,
+};
 use crate::tables::{variant_word, Detect, Format, Loaded};
-use crate::Failure;
+use crate::targets::{read_database, Target};
+use crate::{Failure, Status};
 
 #[derive(Args)]
 pub struct ProbeArgs {
-    /// The table file.
-    #[arg(value_name = "TABLE")]
+    /// A table file, or a database directory: its live tables, in the order
+    /// a `Get` consults them.
+    #[arg(value_name = "TABLE|DIR")]
     table: PathBuf,
-    /// Keys in hex; for a database's table, user keys. Without any (and
-    /// without --keys-from), one hex key per line on stdin.
-    #[arg(value_name = "KEYHEX")]
-    key_hex: Vec<String>,
-    /// A file of keys, one hex key per line (`-` for stdin).
-    #[arg(long, value_name = "FILE", conflicts_with = "key_hex")]
+    /// Keys, in hex (or as text with --text); for a database's table, user
+    /// keys. Without any (and without --keys-from), one key per line on stdin.
+    #[arg(value_name = "KEY")]
+    key_args: Vec<String>,
+    /// A file of keys, one a line (`-` for stdin).
+    #[arg(long, value_name = "FILE", conflicts_with = "key_args")]
     keys_from: Option<PathBuf>,
+    /// Keys are text (UTF-8), not hex.
+    #[arg(long)]
+    text: bool,
+    /// In a database, the column family whose tables a `Get` reads.
+    #[arg(long, value_name = "NAME", default_value = "default")]
+    column_family: String,
+    /// One JSON object per key (per table of a table file).
+    #[arg(long)]
+    json: bool,
     #[command(flatten)]
     detect: Detect,
 }
 
 impl ProbeArgs {
-    /// Where the keys come from: the arguments (each checked to be hex),
-    /// or the lines of the --keys-from file or stdin, read as they come.
+    /// Where the keys come from: the arguments (each checked to be hex,
+    /// unless --text), or the lines of the --keys-from file or stdin, read
+    /// as they come.
     fn keys(&self) -> Result<KeySource<'_>, Failure> {
-        let source = match (&self.keys_from, self.key_hex.is_empty()) {
+        let source = match (&self.keys_from, self.key_args.is_empty()) {
             (Some(path), _) if path.as_os_str() != "-" => Source::File(path),
             (Some(_), _) | (None, true) => Source::Stdin,
             (None, false) => {
-                for key in &self.key_hex {
+                for key in self.key_args.iter().filter(|_| !self.text) {
                     if let Err(what) = parse_hex(key) {
-                        return Err(Failure::Input(format!("key {key:?}: {what}")));
+                        return Err(Failure::Input(format!(
+                            "key {key:?}: {what} (--text takes keys as text)"
+                        )));
                     }
                 }
-                return Ok(KeySource::Args(self.key_hex.iter()));
+                return Ok(KeySource::Args(self.key_args.iter(), self.text));
             }
         };
-        Ok(KeySource::Lines(KeyLines::open(source)?))
+        Ok(KeySource::Lines(KeyLines::open(source, self.text)?))
     }
 }
 
 /// `probe`'s keys: the arguments, or lines read as they come.
 enum KeySource<'a> {
-    Args(std::slice::Iter<'a, String>),
+    Args(std::slice::Iter<'a, String>, bool),
     Lines(KeyLines<'a>),
 }
 
 impl KeySource<'_> {
-    /// Writes `KEYHEX OFFSET ANSWER` for each key, `answer` giving the
-    /// offset and the answer; the answers so far are flushed before a read
-    /// that may wait, so that they come as the keys come.
+    /// Writes what `answer` makes of each key (given as written, and as
+    /// bytes); the answers so far are flushed before a read that may wait,
+    /// so that they come as the keys come.
     fn answer_each(
         mut self,
         out: &mut impl Write,
-        mut answer: impl FnMut(&[u8]) -> Result<(String, &'static str), Failure>,
+        mut answer: impl FnMut(&str, &[u8]) -> Result<String, Failure>,
     ) -> Result<(), Failure> {
         loop {
             let (text, key) = match &mut self {
-                KeySource::Args(keys) => match keys.next() {
-                    Some(text) => (text.as_str(), parse_hex(text).unwrap_or_default()),
+                KeySource::Args(keys, text) => match keys.next() {
+                    Some(key) if *text => (key.as_str(), key.as_bytes().to_vec()),
+                    Some(key) => (key.as_str(), parse_hex(key).unwrap_or_default()),
                     None => return out.flush().map_err(write_error),
                 },
                 KeySource::Lines(lines) => {
@@ -79,39 +102,91 @@ impl KeySource<'_> {
                     }
                 }
             };
-            let (offset, word) = answer(&key)?;
-            writeln!(out, "{text} {offset} {word}").map_err(write_error)?;
+            let lines = answer(text, &key)?;
+            out.write_all(lines.as_bytes()).map_err(write_error)?;
         }
     }
 }
 
-/// `probe`: the table read and checked first, then a line per key as the
-/// keys come (a key that is not hex ends the run with an error naming its
-/// line; from a regular file, before any answer). A key whose lookup
-/// LevelDB fails (a corrupt index block on its path: its `Get` returns
-/// `Corruption`) is answered `corrupt`, and the run ends with one line on
+/// `probe`: the table (or database) read first, then the answers as the
+/// keys come (a key that does not read ends the run with an error naming
+/// its line; from a regular file, before any answer). A key whose lookup
+/// fails (LevelDB's on a corrupt index block; a damaged or missing table in
+/// a database) is answered `corrupt`, and the run ends with a line on
 /// stderr and exit 1.
-pub fn run(args: &ProbeArgs) -> bool {
+pub fn run(args: &ProbeArgs) -> Status {
     let path = &args.table;
-    let result = (|| -> Result<Option<String>, Failure> {
-        let loaded = Loaded::read(path)?;
-        let mut stdout = io::BufWriter::new(io::stdout().lock());
-        match loaded.format() {
+    let mut stdout = io::BufWriter::new(io::stdout().lock());
+    let result = match path.is_dir() {
+        true => database(args, path, &mut stdout),
+        false => Loaded::read(&Target {
+            path: path.clone(),
+            live: None,
+        })
+        .and_then(|loaded| match loaded.format() {
             Format::LevelDb => leveldb(args, path, &loaded, &mut stdout),
             Format::RocksDb => rocksdb(args, path, &loaded, &mut stdout),
-        }
-    })();
+        }),
+    };
     match result {
-        Ok(None) => true,
+        Ok(None) => Status::Well,
         Ok(Some(problem)) => {
             eprintln!("ldbfilter: {}: {problem}", shown(path));
-            false
+            Status::Problem
         }
         Err(failure) => {
-            eprintln!("ldbfilter: {failure}");
-            false
+            let status = failure.status();
+            if status != Status::Closed {
+                eprintln!("ldbfilter: {failure}");
+            }
+            status
         }
     }
+}
+
+/// A key as printed: as given (text escaped).
+fn key_shown(text: &str, args: &ProbeArgs) -> String {
+    match args.text {
+        true => escaped(text).into_owned(),
+        false => text.to_string(),
+    }
+}
+
+/// One answer of a table file, as a line or a JSON object.
+fn table_answer(
+    args: &ProbeArgs,
+    path: &Path,
+    text: &str,
+    key: &[u8],
+    offset: Option<u64>,
+    word: &str,
+) -> Result<String, Failure> {
+    if args.json {
+        let object = AnswerJson {
+            kind: "answer",
+            key_hex: hex(key),
+            path: PathJson::new(path),
+            offset,
+            answer: word,
+        };
+        return Ok(one_line_json(&object).map_err(write_error)? + "\n");
+    }
+    let offset = offset.map_or_else(|| "-".to_string(), |o| o.to_string());
+    Ok(format!("{} {offset} {word}\n", key_shown(text, args)))
+}
+
+/// `probe --json`'s answer of a table file for a key.
+#[derive(serde::Serialize)]
+struct AnswerJson<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    key_hex: String,
+    #[serde(flatten)]
+    path: PathJson<'a>,
+    /// The data block's offset; null where the index has none.
+    offset: Option<u64>,
+    /// `may-match`, `absent`, `past-last-key` or `corrupt`.
+    answer: &'a str,
 }
 
 /// LevelDB's table, answered as its lookups read it; a problem to say
@@ -148,16 +223,17 @@ fn leveldb(
         .map(|variant| BloomFilterPolicy::new(10).with_hash(variant));
     let keys = args.keys()?;
     let mut corrupt = (0, None);
-    keys.answer_each(stdout, |key| {
-        Ok(match probe(&table, policy.as_ref(), format, key) {
-            Ok(Probe::PastLastKey) => ("-".to_string(), PAST_LAST_KEY),
-            Ok(Probe::Block { offset, may_match }) => (offset.to_string(), answer_word(may_match)),
+    keys.answer_each(stdout, |text, key| {
+        let (offset, word) = match probe(&table, policy.as_ref(), format, key) {
+            Ok(Probe::PastLastKey) => (None, PAST_LAST_KEY),
+            Ok(Probe::Block { offset, may_match }) => (Some(offset), answer_word(may_match)),
             Err(e) => {
                 corrupt.0 += 1;
                 corrupt.1.get_or_insert(e);
-                ("-".to_string(), CORRUPT)
+                (None, CORRUPT)
             }
-        })
+        };
+        table_answer(args, path, text, key, offset, word)
     })?;
     if let Some(e) = corrupt.1 {
         return Ok(Some(format!(
@@ -188,14 +264,294 @@ fn rocksdb(
     stdout: &mut impl Write,
 ) -> Result<Option<String>, Failure> {
     let sst = rocksdb::Table::open(&loaded.bytes).map_err(table_error(path))?;
-    args.keys()?.answer_each(stdout, |key| {
-        Ok(match sst.data_block_for(key).map_err(table_error(path))? {
-            None => ("-".to_string(), PAST_LAST_KEY),
-            Some(handle) => (
-                handle.offset.to_string(),
-                answer_word(sst.key_may_match(key)),
-            ),
-        })
+    args.keys()?.answer_each(stdout, |text, key| {
+        let (offset, word) = match sst.data_block_for(key).map_err(table_error(path))? {
+            None => (None, PAST_LAST_KEY),
+            Some(handle) => (Some(handle.offset), answer_word(sst.key_may_match(key))),
+        };
+        table_answer(args, path, text, key, offset, word)
     })?;
     Ok(None)
+}
+
+/// A database: for each key, each live table whose key range holds it, in
+/// the order a `Get` consults them, and what the table decides: `absent`
+/// (its filter rules the key out: the `Get` goes on without reading it),
+/// `may-match` (the `Get` reads its data block and does not find the key),
+/// `found` (the data block holds an entry of the key, a value or a
+/// deletion: the `Get` stops); then the `Get`'s outcome.
+fn database(
+    args: &ProbeArgs,
+    dir: &Path,
+    stdout: &mut impl Write,
+) -> Result<Option<String>, Failure> {
+    let current = dir.join("CURRENT");
+    if !current.is_file() {
+        return Err(Failure::Unreadable {
+            path: dir.to_owned(),
+            what: "has no CURRENT: probe walks a database's live tables (name a table file to probe it alone)".into(),
+        });
+    }
+    let database = read_database(dir, &current)?;
+    let manifest = &database.manifest;
+    let family = manifest.column_family(&args.column_family).ok_or_else(|| {
+        let names: Vec<&str> = manifest
+            .column_families()
+            .values()
+            .map(String::as_str)
+            .collect();
+        Failure::Input(format!(
+            "{}: no column family {:?} (it has {})",
+            shown(dir),
+            args.column_family,
+            names.join(", ")
+        ))
+    })?;
+    manifest
+        .key_order()
+        .map_err(|e| Failure::Input(format!("{}: {e}", shown(dir))))?;
+    let mut tables = Tables {
+        dir,
+        detect: &args.detect,
+        loaded: HashMap::new(),
+        bytes: 0,
+    };
+    let mut failed = 0;
+    args.keys()?.answer_each(stdout, |text, key| {
+        let walk = get_walk(manifest, family, &mut tables, key)?;
+        failed += usize::from(walk.failed);
+        walk.output(args, text, key)
+    })?;
+    Ok((failed > 0).then(|| {
+        format!("{failed} Gets meet a table that is missing or damaged (answered `{CORRUPT}`): verify the database")
+    }))
+}
+
+/// What a `Get` meets at each table, and where it stops.
+struct GetWalk<'m> {
+    steps: Vec<(&'m LiveTable, PathBuf, &'static str)>,
+    failed: bool,
+}
+
+fn get_walk<'m>(
+    manifest: &'m Manifest,
+    family: u32,
+    tables: &mut Tables<'_>,
+    key: &[u8],
+) -> Result<GetWalk<'m>, Failure> {
+    let order = manifest
+        .get_order(family, key)
+        .map_err(|e| Failure::Input(e.to_string()))?;
+    let mut walk = GetWalk {
+        steps: Vec::new(),
+        failed: false,
+    };
+    for live in order {
+        let (path, answer) = tables.answer(live, key);
+        let stop = matches!(answer, FOUND | CORRUPT);
+        walk.failed |= answer == CORRUPT;
+        walk.steps.push((live, path, answer));
+        if stop {
+            break;
+        }
+    }
+    Ok(walk)
+}
+
+impl GetWalk<'_> {
+    fn output(&self, args: &ProbeArgs, text: &str, key: &[u8]) -> Result<String, Failure> {
+        let read = self
+            .steps
+            .iter()
+            .filter(|s| matches!(s.2, FOUND | MAY_NOT_FOUND))
+            .count();
+        let skipped = self.steps.iter().filter(|s| s.2 == "absent").count();
+        let found = self.steps.iter().find(|s| s.2 == FOUND);
+        let outcome = match (found, self.failed) {
+            (_, true) => "fails",
+            (Some(_), false) => "found",
+            (None, false) => "not-found",
+        };
+        if args.json {
+            let object = GetJson {
+                kind: "get",
+                key_hex: hex(key),
+                column_family: &args.column_family,
+                tables: self
+                    .steps
+                    .iter()
+                    .map(|(live, path, answer)| StepJson {
+                        path: PathJson::new(path),
+                        level: live.level,
+                        file_number: live.number,
+                        answer,
+                    })
+                    .collect(),
+                outcome,
+                tables_read: read,
+                skipped_by_filter: skipped,
+            };
+            return Ok(one_line_json(&object).map_err(write_error)? + "\n");
+        }
+        let key = key_shown(text, args);
+        let mut out = String::new();
+        for (live, path, answer) in &self.steps {
+            out.push_str(&format!(
+                "{key} level-{} {} {answer}\n",
+                live.level,
+                shown(path)
+            ));
+        }
+        let summary = match (found, self.steps.is_empty()) {
+            _ if self.failed => "fails: a table on its path is missing or damaged".to_string(),
+            (Some((_, path, _)), _) => format!("found in {}", shown(path)),
+            (None, true) => "not found: no live table's key range holds the key".to_string(),
+            (None, false) => "not found".to_string(),
+        };
+        out.push_str(&format!(
+            "{key} get {summary}; {read} data blocks read, {skipped} tables skipped by their filters\n"
+        ));
+        Ok(out)
+    }
+}
+
+/// `probe --json`'s object for a key in a database.
+#[derive(serde::Serialize)]
+struct GetJson<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    key_hex: String,
+    column_family: &'a str,
+    /// The tables the `Get` consults, in its order, to the one it stops at.
+    tables: Vec<StepJson<'a>>,
+    /// `found`, `not-found` or `fails`.
+    outcome: &'static str,
+    tables_read: usize,
+    skipped_by_filter: usize,
+}
+
+#[derive(serde::Serialize)]
+struct StepJson<'a> {
+    #[serde(flatten)]
+    path: PathJson<'a>,
+    level: u32,
+    file_number: u64,
+    /// `absent`, `may-match`, `found`, `past-last-key` or `corrupt`.
+    answer: &'a str,
+}
+
+/// A `Get`'s answer at a table that holds the key.
+const FOUND: &str = "found";
+/// A table whose data block is read, without the key.
+const MAY_NOT_FOUND: &str = "may-match";
+
+/// The database's tables, read as the keys need them (up to
+/// [`MAX_HELD`] bytes held at once), with how each one's filter hashes.
+struct Tables<'d> {
+    dir: &'d Path,
+    detect: &'d crate::tables::Detect,
+    loaded: HashMap<u64, Held>,
+    bytes: usize,
+}
+
+/// A table read, and for LevelDB's, the filter's variant.
+struct Held {
+    path: PathBuf,
+    bytes: Vec<u8>,
+    variant: Option<HashVariant>,
+}
+
+/// The most bytes of tables `probe` holds between keys.
+const MAX_HELD: usize = 1 << 30;
+
+impl Tables<'_> {
+    /// What a `Get` of `key` decides at the live table `live`.
+    fn answer(&mut self, live: &LiveTable, key: &[u8]) -> (PathBuf, &'static str) {
+        let held = match self.held(live) {
+            Ok(held) => held,
+            Err(path) => return (path, CORRUPT),
+        };
+        let answer = match Format::of(&held.bytes) {
+            Format::LevelDb => leveldb_step(held, key),
+            Format::RocksDb => rocksdb_step(&held.bytes, key),
+        };
+        (held.path.clone(), answer.unwrap_or(CORRUPT))
+    }
+
+    /// The table, read on first use; `Err` with its path if it does not read.
+    fn held(&mut self, live: &LiveTable) -> Result<&Held, PathBuf> {
+        if !self.loaded.contains_key(&live.number) {
+            let names = live.file_names().map(|n| self.dir.join(n));
+            let path = names
+                .iter()
+                .find(|p| p.is_file())
+                .unwrap_or(&names[0])
+                .clone();
+            let target = Target {
+                path: path.clone(),
+                live: None,
+            };
+            let bytes = Loaded::read(&target).map_err(|_| path.clone())?.bytes;
+            if self.bytes + bytes.len() > MAX_HELD {
+                self.loaded.clear();
+                self.bytes = 0;
+            }
+            let variant = match Format::of(&bytes) {
+                Format::RocksDb => None,
+                Format::LevelDb => {
+                    let table = Table::open_for_lookups(&bytes).map_err(|_| path.clone())?;
+                    let options = self.detect.options(None);
+                    detect(&table, Evidence::Reads(None), options)
+                        .ok()
+                        .and_then(|d| d.filter)
+                        .and_then(|f| f.variant)
+                }
+            };
+            self.bytes += bytes.len();
+            self.loaded.insert(
+                live.number,
+                Held {
+                    path,
+                    bytes,
+                    variant,
+                },
+            );
+        }
+        Ok(&self.loaded[&live.number])
+    }
+}
+
+/// LevelDB's `Table::InternalGet` at a database's table.
+fn leveldb_step(held: &Held, key: &[u8]) -> Result<&'static str, leveldb_filter::Error> {
+    let table = Table::open_for_lookups(&held.bytes)?;
+    let policy = held
+        .variant
+        .map(|v| BloomFilterPolicy::new(10).with_hash(v));
+    Ok(
+        match probe(&table, policy.as_ref(), KeyFormat::Internal, key)? {
+            Probe::PastLastKey => PAST_LAST_KEY,
+            Probe::Block {
+                may_match: false, ..
+            } => "absent",
+            Probe::Block {
+                may_match: true, ..
+            } => match holds_key(&table, KeyFormat::Internal, key)? {
+                true => FOUND,
+                false => MAY_NOT_FOUND,
+            },
+        },
+    )
+}
+
+/// RocksDB's `BlockBasedTable::Get` at a database's table.
+fn rocksdb_step(bytes: &[u8], key: &[u8]) -> Result<&'static str, leveldb_filter::Error> {
+    let sst = rocksdb::Table::open(bytes)?;
+    Ok(match sst.data_block_for(key)? {
+        None => PAST_LAST_KEY,
+        Some(_) if !sst.key_may_match(key) => "absent",
+        Some(handle) => match sst.block_holds_key(handle, key)? {
+            true => FOUND,
+            false => MAY_NOT_FOUND,
+        },
+    })
 }

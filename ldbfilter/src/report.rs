@@ -105,15 +105,36 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
 }
 
 /// An error of the table at `path`, said with its path.
+/// An error of the table at `path`, said with its path and what it means.
 pub(crate) fn table_error(path: &Path) -> impl Fn(leveldb_filter::Error) -> Failure + '_ {
     move |e| Failure::File {
         path: path.to_owned(),
+        hint: Some(match e {
+            leveldb_filter::Error::ChecksumMismatch { .. } => CHECKSUM,
+            leveldb_filter::Error::Unsupported { .. }
+            | leveldb_filter::Error::UnsupportedCompression { .. }
+            | leveldb_filter::Error::CustomCompression { .. } => UNSUPPORTED,
+            _ => DAMAGED,
+        }),
         what: e.to_string(),
     }
 }
 
+/// What a checksum failure means.
+pub(crate) const CHECKSUM: &str = "the bytes are damaged (a disk, memory or copy fault): reads of this block fail in LevelDB and RocksDB; restore the file from a backup or replica";
+
+/// What a table that does not read means.
+pub(crate) const DAMAGED: &str = "the table is damaged or not a table: reads of its keys fail or find nothing; restore the file from a backup or replica";
+
+/// What a table this tool cannot read means.
+const UNSUPPORTED: &str =
+    "this tool does not read it; the engine that wrote it may: nothing is known to be wrong";
+
+/// What a filter that does not rebuild means.
+pub(crate) const MISMATCH: &str = "lookups of keys the table holds may skip it, so data appears lost: rewrite the table by a compaction over its key range (CompactRange), or restore it";
+
 pub(crate) fn write_error(e: io::Error) -> Failure {
-    Failure::Io("writing stdout".into(), e)
+    Failure::Write(e)
 }
 
 /// `probe`'s answer for a key past the table's last key: the index has no

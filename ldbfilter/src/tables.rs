@@ -2,17 +2,23 @@
 //! format, the `--keys` and `--hash` settings, a report per table with
 //! progress on a terminal, and a RocksDB table read through.
 
+use std::collections::BTreeMap;
 use std::io::{self, IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
+use std::sync::mpsc;
 
 use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use leveldb_filter::format::TABLE_MAGIC;
 use leveldb_filter::leveldb::{FilterFound, KeyFormat, KeyStats, Table, VerifyOptions, FOOTER_LEN};
 use leveldb_filter::rocksdb::{self, is_rocksdb_table, FilterBits, ROCKSDB_MAGIC};
+use rayon::iter::{ParallelBridge, ParallelIterator};
 
 use crate::input;
-use crate::report::{shown, table_error};
-use crate::{Failure, Variant};
+use crate::report::{escaped, one_line_json, table_error, PathJson};
+use crate::targets::{Inputs, Target, Targets};
+use crate::{Failure, Status, Variant};
 
 /// `--keys`, `--hash`: what to take as given instead of detecting it.
 #[derive(Args)]
@@ -54,14 +60,40 @@ pub(crate) enum Format {
     RocksDb,
 }
 
+impl Format {
+    /// The format of a table file's bytes.
+    pub(crate) fn of(bytes: &[u8]) -> Format {
+        match is_rocksdb_table(bytes) {
+            true => Format::RocksDb,
+            false => Format::LevelDb,
+        }
+    }
+}
+
 /// A table file, read whole.
 pub(crate) struct Loaded {
     pub(crate) bytes: Vec<u8>,
 }
 
 impl Loaded {
-    /// The file, once its size and last bytes look like a table's.
-    pub(crate) fn read(path: &Path) -> Result<Self, Failure> {
+    /// The file, once its size and last bytes look like a table's (and,
+    /// for a database's live table, its size is the one the MANIFEST
+    /// records).
+    pub(crate) fn read(target: &Target) -> Result<Self, Failure> {
+        let path = &target.path;
+        if let Some(live) = &target.live {
+            let len = file_len(path);
+            if len != live.size {
+                return Err(Failure::File {
+                    path: path.clone(),
+                    what: format!(
+                        "is {len} bytes, the MANIFEST records {} (level {}): truncated or replaced",
+                        live.size, live.level
+                    ),
+                    hint: Some(crate::report::DAMAGED),
+                });
+            }
+        }
         let magics = [TABLE_MAGIC, ROCKSDB_MAGIC];
         let bytes = input::read_table_file(path, &magics, FOOTER_LEN as u64)?;
         Ok(Loaded { bytes })
@@ -69,11 +101,7 @@ impl Loaded {
 
     /// RocksDB's (its magic, or LevelDB's with a RocksDB filter), or LevelDB's.
     pub(crate) fn format(&self) -> Format {
-        if is_rocksdb_table(&self.bytes) {
-            Format::RocksDb
-        } else {
-            Format::LevelDb
-        }
+        Format::of(&self.bytes)
     }
 
     /// The table and one pass over its keys.
@@ -84,89 +112,324 @@ impl Loaded {
     }
 }
 
-/// Shows `[i/n] path` on stderr while working through many files on a terminal.
-struct Progress {
-    show: bool,
-    total: usize,
-}
-
-impl Progress {
-    fn new(total: usize) -> Self {
-        Progress {
-            show: total > 1 && std::io::stderr().is_terminal(),
-            total,
-        }
-    }
-    fn at(&self, i: usize, path: &Path) {
-        if self.show {
-            eprint!("\r\x1b[K[{}/{}] {}", i + 1, self.total, shown(path));
-            let _ = std::io::stderr().flush();
-        }
-    }
-    fn done(&self) {
-        if self.show {
-            eprint!("\r\x1b[K");
-        }
+/// Where a database holds the table, for a text line: ` (level 1)`,
+/// with the column family where it is not `default`.
+pub(crate) fn place(target: &Target) -> String {
+    match &target.live {
+        None => String::new(),
+        Some(live) if live.column_family == "default" => format!(" (level {})", live.level),
+        Some(live) => format!(
+            " (level {}, column family {})",
+            live.level,
+            escaped(&live.column_family)
+        ),
     }
 }
 
-/// Stdout for one table's report: the progress line goes before its first byte.
-struct Out<'p, W: Write> {
-    inner: W,
-    progress: &'p Progress,
-    started: bool,
+/// The fields every command's JSON object for a table starts with, the
+/// same for LevelDB and RocksDB: `type` (`table`), `path`, `format`
+/// (`leveldb` or `rocksdb`), and where a database holds it (`level`,
+/// `file_number`, `column_family`; null for a table named alone).
+#[derive(serde::Serialize)]
+pub(crate) struct TableJson<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(flatten)]
+    path: PathJson<'a>,
+    format: &'static str,
+    level: Option<u32>,
+    file_number: Option<u64>,
+    column_family: Option<&'a str>,
 }
 
-impl<W: Write> Write for Out<'_, W> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        if !self.started {
-            self.progress.done();
-            self.started = true;
+impl<'a> TableJson<'a> {
+    pub(crate) fn new(target: &'a Target, format: &'static str) -> Self {
+        let live = target.live.as_ref();
+        TableJson {
+            kind: "table",
+            path: PathJson::new(&target.path),
+            format,
+            level: live.map(|l| l.level),
+            file_number: live.map(|l| l.number),
+            column_family: live.map(|l| l.column_family.as_str()),
         }
-        self.inner.write(buf)
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
     }
 }
 
-/// Runs `each` over the tables, in order. `each` reads and checks its table
-/// first and only then writes its report, so a table that fails has one line
-/// on stderr and nothing on stdout; the others are still done. False if any
-/// table failed or `each` said so; a failed write to stdout ends the run.
-pub(crate) fn for_each_table(
-    tables: &[PathBuf],
-    mut each: impl FnMut(&Path, &mut dyn Write) -> Result<bool, Failure>,
-) -> bool {
-    let progress = Progress::new(tables.len());
-    let mut stdout = io::BufWriter::new(io::stdout().lock());
-    let mut all_ok = true;
-    for (i, path) in tables.iter().enumerate() {
-        progress.at(i, path);
-        let mut out = Out {
-            inner: &mut stdout,
-            progress: &progress,
-            started: false,
-        };
-        let result = each(path, &mut out).and_then(|ok| {
-            out.flush()
-                .map_err(|e| Failure::Io("writing stdout".into(), e))?;
-            Ok(ok)
+/// One table's report: what goes to stdout (text lines, or a JSON
+/// object a line), and whether all is well with the table.
+pub(crate) struct Report {
+    pub(crate) out: Vec<u8>,
+    pub(crate) well: bool,
+}
+
+/// Counts for the run summary.
+#[derive(Default)]
+struct Tally {
+    tables: usize,
+    well: usize,
+    problems: usize,
+    unreadable: usize,
+}
+
+impl Tally {
+    fn failed(&mut self, failure: &Failure) {
+        match failure.status() {
+            Status::Problem => self.problems += 1,
+            _ => self.unreadable += 1,
+        }
+    }
+}
+
+/// Stdout, with the progress bar (on a terminal) kept off its lines.
+struct Output {
+    stdout: io::BufWriter<io::StdoutLock<'static>>,
+    bar: ProgressBar,
+    json: bool,
+}
+
+impl Output {
+    fn write(&mut self, bytes: &[u8]) -> Result<(), Failure> {
+        let Output { stdout, bar, .. } = self;
+        bar.suspend(|| stdout.write_all(bytes).and_then(|()| stdout.flush()))
+            .map_err(Failure::Write)
+    }
+
+    /// A failure: an object in the JSON stream, else a line on stderr.
+    fn failure(&mut self, failure: &Failure) -> Result<(), Failure> {
+        if self.json {
+            let line = one_line_json(&ErrorJson::new(failure)).map_err(Failure::Write)?;
+            return self.write(format!("{line}\n").as_bytes());
+        }
+        self.bar.suspend(|| eprintln!("ldbfilter: {failure}"));
+        Ok(())
+    }
+}
+
+/// Runs `each` over the tables on every core (`--jobs`), writing each
+/// report in the tables' order as soon as those before it are written, a
+/// progress bar on a terminal, and a summary after a directory or many
+/// tables. The problems found before any table is read come first. A
+/// closed stdout stops the run quietly.
+pub(crate) fn run_tables(
+    command: &'static str,
+    inputs: &Inputs,
+    json: bool,
+    each: impl Fn(&Target) -> Result<Report, Failure> + Sync,
+) -> Status {
+    let targets = inputs.targets();
+    let mut out = Output {
+        stdout: io::BufWriter::new(io::stdout().lock()),
+        bar: progress_bar(&targets.tables),
+        json,
+    };
+    let mut tally = Tally::default();
+    let mut status = Status::Well;
+    let result = run(
+        &targets,
+        inputs.jobs,
+        &mut out,
+        &mut tally,
+        &mut status,
+        &each,
+    )
+    .and_then(|()| {
+        out.bar.finish_and_clear();
+        match targets.many() {
+            true => summary(command, &targets, &tally, status, &mut out),
+            false => Ok(()),
+        }
+    });
+    out.bar.finish_and_clear();
+    match result {
+        Ok(()) => status,
+        Err(failure) => {
+            if failure.status() != Status::Closed {
+                eprintln!("ldbfilter: {failure}");
+            }
+            status.max(failure.status())
+        }
+    }
+}
+
+fn run(
+    targets: &Targets,
+    jobs: Option<u16>,
+    out: &mut Output,
+    tally: &mut Tally,
+    status: &mut Status,
+    each: &(impl Fn(&Target) -> Result<Report, Failure> + Sync),
+) -> Result<(), Failure> {
+    for problem in &targets.problems {
+        tally.failed(problem);
+        *status = (*status).max(problem.status());
+        out.failure(problem)?;
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.map_or(0, usize::from))
+        .build()
+        .map_err(|e| Failure::Input(format!("starting worker threads: {e}")))?;
+    let stop = AtomicBool::new(false);
+    let (send, receive) = mpsc::channel();
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            // `par_bridge` hands the tables out in order: the reports come
+            // back nearly in order, and few wait to be written.
+            pool.install(|| {
+                targets
+                    .tables
+                    .iter()
+                    .enumerate()
+                    .par_bridge()
+                    .for_each_with(send, |send, (i, target)| {
+                        if !stop.load(AtomicOrdering::Relaxed) {
+                            let _ = send.send((i, each(target)));
+                        }
+                    })
+            })
         });
-        progress.done();
-        match result {
-            Ok(ok) => all_ok &= ok,
-            Err(failure @ Failure::Io(..)) => {
-                eprintln!("ldbfilter: {failure}");
-                return false;
-            }
-            Err(failure) => {
-                eprintln!("ldbfilter: {failure}");
-                all_ok = false;
+        let mut waiting = BTreeMap::new();
+        let mut next = 0;
+        for (i, report) in receive {
+            waiting.insert(i, report);
+            while let Some(report) = waiting.remove(&next) {
+                let target = &targets.tables[next];
+                next += 1;
+                tally.tables += 1;
+                let written = match report {
+                    Ok(report) => {
+                        if report.well {
+                            tally.well += 1;
+                        } else {
+                            tally.problems += 1;
+                            *status = (*status).max(Status::Problem);
+                        }
+                        out.write(&report.out)
+                    }
+                    Err(failure) => {
+                        tally.failed(&failure);
+                        *status = (*status).max(failure.status());
+                        out.failure(&failure)
+                    }
+                };
+                if let Err(failure) = written {
+                    stop.store(true, AtomicOrdering::Relaxed);
+                    return Err(failure);
+                }
+                out.bar.inc(file_len(&target.path));
+                out.bar
+                    .set_message(format!("{next}/{} tables", targets.tables.len()));
             }
         }
+        Ok(())
+    })
+}
+
+fn file_len(path: &Path) -> u64 {
+    std::fs::metadata(path).map_or(0, |m| m.len())
+}
+
+/// Counts, bytes and the time left, on stderr where it is a terminal and
+/// there is more than one table.
+fn progress_bar(tables: &[Target]) -> ProgressBar {
+    if tables.len() < 2 || !io::stderr().is_terminal() {
+        return ProgressBar::hidden();
     }
-    all_ok
+    let bytes = tables.iter().map(|t| file_len(&t.path)).sum();
+    let bar = ProgressBar::with_draw_target(Some(bytes), ProgressDrawTarget::stderr());
+    let style = ProgressStyle::with_template(
+        "{bar:30} {msg}, {binary_bytes}/{binary_total_bytes}, {elapsed} elapsed, {eta} left",
+    );
+    if let Ok(style) = style {
+        bar.set_style(style);
+    }
+    bar.set_message(format!("0/{} tables", tables.len()));
+    bar
+}
+
+/// The run summary: a line, or a JSON object.
+fn summary(
+    command: &'static str,
+    targets: &Targets,
+    tally: &Tally,
+    status: Status,
+    out: &mut Output,
+) -> Result<(), Failure> {
+    let exit_code = status.exit_status();
+    let line = if out.json {
+        let summary = SummaryJson {
+            kind: "summary",
+            command,
+            tables: tally.tables,
+            well: tally.well,
+            problems: tally.problems,
+            unreadable: tally.unreadable,
+            skipped: targets.skipped,
+            exit_code,
+        };
+        one_line_json(&summary).map_err(Failure::Write)?
+    } else {
+        let mut line = format!(
+            "summary: {} tables: {} well, {} with problems, {} unreadable",
+            tally.tables, tally.well, tally.problems, tally.unreadable
+        );
+        if targets.skipped > 0 {
+            line.push_str(&format!(
+                "; {} other files in the directories skipped (logs, MANIFEST, files not live: --all-files takes every table file)",
+                targets.skipped
+            ));
+        }
+        line.push_str(&format!("; exit {exit_code}"));
+        line
+    };
+    out.write(format!("{line}\n").as_bytes())
+}
+
+/// The summary object of `--json`.
+#[derive(serde::Serialize)]
+struct SummaryJson {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    command: &'static str,
+    tables: usize,
+    well: usize,
+    problems: usize,
+    unreadable: usize,
+    skipped: usize,
+    exit_code: u8,
+}
+
+/// A failure in the `--json` stream.
+#[derive(serde::Serialize)]
+pub(crate) struct ErrorJson<'f> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(flatten)]
+    path: Option<PathJson<'f>>,
+    /// `damaged` (exit 1) or `unreadable` (exit 2).
+    problem: &'static str,
+    message: String,
+    hint: Option<&'static str>,
+}
+
+impl<'f> ErrorJson<'f> {
+    pub(crate) fn new(failure: &'f Failure) -> Self {
+        let (path, message, hint) = match failure {
+            Failure::File { path, what, hint } => (Some(PathJson::new(path)), what.clone(), *hint),
+            Failure::Unreadable { path, what } => (Some(PathJson::new(path)), what.clone(), None),
+            other => (None, other.to_string(), None),
+        };
+        ErrorJson {
+            kind: "error",
+            path,
+            problem: match failure.status() {
+                Status::Problem => "damaged",
+                _ => "unreadable",
+            },
+            message,
+            hint,
+        }
+    }
 }
 
 /// `unsigned`, `signed` or `unsigned-or-signed`: what the table says of

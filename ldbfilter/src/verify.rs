@@ -1,56 +1,125 @@
 //! `verify`: each table's filter rebuilt from its keys and compared byte
 //! for byte.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use clap::Args;
 use leveldb_filter::leveldb::{verify_filter, Verdict};
 use leveldb_filter::rocksdb::{self, FilterCheck, FilterReport};
 
-use crate::report::{escaped, shown, table_error, write_error};
-use crate::tables::{filter_kind, filters, for_each_table, Detect, Format, Loaded, Opened};
-use crate::Failure;
+use crate::report::{escaped, one_line_json, shown, table_error, write_error, MISMATCH};
+use crate::tables::{
+    filter_kind, filters, place, run_tables, Detect, Format, Loaded, Opened, Report, TableJson,
+};
+use crate::targets::Inputs;
+use crate::{Failure, Status};
 
 #[derive(Args)]
 pub struct VerifyArgs {
-    /// Table files (.ldb, .sst).
-    #[arg(required = true, value_name = "TABLE")]
-    tables: Vec<PathBuf>,
+    #[command(flatten)]
+    inputs: Inputs,
     /// Bits per key, instead of inferring it from the filters' sizes.
     #[arg(long, value_parser = clap::value_parser!(u32).range(0..=crate::filters::MAX_BITS_PER_KEY))]
     bits_per_key: Option<u32>,
+    /// One JSON object per table and per error, then a summary object.
+    #[arg(long)]
+    json: bool,
     #[command(flatten)]
     detect: Detect,
 }
 
-/// A line per table; false if any table failed or did not check.
-pub fn run(args: &VerifyArgs) -> bool {
-    for_each_table(&args.tables, |path, out| {
-        let loaded = Loaded::read(path)?;
-        let (line, ok) = match loaded.format() {
-            Format::LevelDb => leveldb_line(args, path, &loaded)?,
-            Format::RocksDb => rocksdb_line(path, &loaded.bytes)?,
+/// A report per table, in order, and a summary after a directory.
+pub fn run(args: &VerifyArgs) -> Status {
+    run_tables("verify", &args.inputs, args.json, |target| {
+        let path = &target.path;
+        let loaded = Loaded::read(target)?;
+        let (format, (line, ok)) = match loaded.format() {
+            Format::LevelDb => ("leveldb", leveldb_line(args, path, &loaded)?),
+            Format::RocksDb => ("rocksdb", rocksdb_line(path, &loaded.bytes)?),
         };
-        writeln!(out, "{line}").map_err(write_error)?;
-        Ok(ok)
+        let out = match args.json {
+            true => {
+                let object = VerifyJson {
+                    table: TableJson::new(target, format),
+                    status: line.status,
+                    detail: &line.detail,
+                    hint: line.hint,
+                };
+                one_line_json(&object).map_err(write_error)?
+            }
+            false => {
+                let hint = line.hint.map(|h| format!(" ({h})")).unwrap_or_default();
+                format!("{}{}: {}{hint}", shown(path), place(target), line.text())
+            }
+        };
+        Ok(Report {
+            out: format!("{out}\n").into_bytes(),
+            well: ok,
+        })
     })
+}
+
+/// `verify --json`'s object for a table.
+#[derive(serde::Serialize)]
+struct VerifyJson<'a> {
+    #[serde(flatten)]
+    table: TableJson<'a>,
+    /// `ok`, `no-filter`, `mismatch` or `not-checked`.
+    status: &'static str,
+    /// The settings the filter rebuilds with, or what differs.
+    detail: &'a str,
+    hint: Option<&'static str>,
+}
+
+/// What `verify` says of a table: a status and its detail.
+struct Line {
+    status: &'static str,
+    detail: String,
+    /// What it means and what to do.
+    hint: Option<&'static str>,
+}
+
+impl Line {
+    fn new(status: &'static str, detail: String) -> Line {
+        let hint = (status == "mismatch").then_some(MISMATCH);
+        Line {
+            status,
+            detail,
+            hint,
+        }
+    }
+
+    /// As text: `OK ...`, `MISMATCH ...`, `NOT CHECKED ...`, `no filter block`.
+    fn text(&self) -> String {
+        let word = match self.status {
+            "ok" => "OK",
+            "mismatch" => "MISMATCH",
+            "not-checked" => "NOT CHECKED",
+            _ => return self.detail.clone(),
+        };
+        match self.detail.is_empty() {
+            true => word.to_string(),
+            false => format!("{word} {}", self.detail),
+        }
+    }
 }
 
 /// A LevelDB table's line: `OK` with the settings its filter rebuilds
 /// with, else what is wrong; whether all is well.
-fn leveldb_line(
-    args: &VerifyArgs,
-    path: &Path,
-    loaded: &Loaded,
-) -> Result<(String, bool), Failure> {
+fn leveldb_line(args: &VerifyArgs, path: &Path, loaded: &Loaded) -> Result<(Line, bool), Failure> {
     let (table, stats) = loaded.open(path)?;
     let options = args.detect.options(args.bits_per_key.map(|b| b as usize));
     let verdict = verify_filter(&table, &stats, options).map_err(table_error(path))?;
-    let path = shown(path);
-    let (line, ok) = match verdict {
-        Verdict::NoFilter => (format!("{path}: no filter block"), true),
+    Ok(match verdict {
+        Verdict::NoFilter => (Line::new("no-filter", "no filter block".into()), true),
         Verdict::UnknownPolicy { name } => (
-            format!("{path}: MISMATCH unknown filter policy {}", escaped(&name)),
+            Line {
+                hint: None,
+                ..Line::new(
+                    "mismatch",
+                    format!("unknown filter policy {}", escaped(&name)),
+                )
+            },
             false,
         ),
         Verdict::Match {
@@ -59,34 +128,37 @@ fn leveldb_line(
             key_format,
             bits_per_key,
         } => (
-            format!("{path}: OK {name} {variant} {key_format} {bits_per_key}"),
+            Line::new(
+                "ok",
+                format!("{name} {variant} {key_format} {bits_per_key}"),
+            ),
             true,
         ),
         Verdict::Mismatch { name, difference } => (
-            format!("{path}: MISMATCH {}: {difference}", escaped(&name)),
+            Line::new("mismatch", format!("{}: {difference}", escaped(&name))),
             false,
         ),
-        other => (format!("{path}: NOT CHECKED {other:?}"), false),
-    };
-    Ok((line, ok))
+        other => (Line::new("not-checked", format!("{other:?}")), false),
+    })
 }
 
 /// A RocksDB table's line: `OK` where every filter rebuilds, else what is
 /// wrong; whether all is well.
-fn rocksdb_line(path: &Path, bytes: &[u8]) -> Result<(String, bool), Failure> {
+fn rocksdb_line(path: &Path, bytes: &[u8]) -> Result<(Line, bool), Failure> {
     let Opened { sst, check, .. } = Opened::read(path, bytes)?;
-    let shown = shown(path);
     let name = sst.filter_name().map(escaped).unwrap_or_default();
     let reports = match check {
-        rocksdb::Verdict::NoFilter => return Ok((format!("{shown}: no filter block"), true)),
+        rocksdb::Verdict::NoFilter => {
+            return Ok((Line::new("no-filter", "no filter block".into()), true))
+        }
         rocksdb::Verdict::NotChecked { why } => {
-            return Ok((format!("{shown}: NOT CHECKED {name}: {why}"), false))
+            return Ok((Line::new("not-checked", format!("{name}: {why}")), false))
         }
         rocksdb::Verdict::Filters(reports) => reports,
-        _ => return Ok((format!("{shown}: NOT CHECKED {name}"), false)),
+        _ => return Ok((Line::new("not-checked", name.to_string()), false)),
     };
     if let Some(bad) = reports.iter().find_map(mismatch) {
-        return Ok((format!("{shown}: MISMATCH {name}: {bad}"), false));
+        return Ok((Line::new("mismatch", format!("{name}: {bad}")), false));
     }
     let implementations: std::collections::BTreeSet<&str> = filters(&sst)
         .into_iter()
@@ -95,7 +167,7 @@ fn rocksdb_line(path: &Path, bytes: &[u8]) -> Result<(String, bool), Failure> {
         .collect();
     let implementations: Vec<&str> = implementations.into_iter().collect();
     let mut line = format!(
-        "{shown}: OK {name} {} {} fv{}",
+        "{name} {} {} fv{}",
         filter_kind(&sst),
         implementations.join("+"),
         sst.footer().format_version
@@ -113,7 +185,7 @@ fn rocksdb_line(path: &Path, bytes: &[u8]) -> Result<(String, bool), Failure> {
         if matched > 0 {
             line.push_str(&format!(" ({matched} not rebuilt: every key matches)"));
         }
-        return Ok((line, true));
+        return Ok((Line::new("ok", line), true));
     }
     // The bits per key every rebuilt filter agrees on.
     let ranges = reports.iter().filter_map(|r| match r.check {
@@ -140,7 +212,7 @@ fn rocksdb_line(path: &Path, bytes: &[u8]) -> Result<(String, bool), Failure> {
             " ({rebuilt} rebuilt at their stored size, which RocksDB 7.8's sizing does not give)"
         ));
     }
-    Ok((line, true))
+    Ok((Line::new("ok", line), true))
 }
 
 fn mismatch(report: &FilterReport) -> Option<String> {

@@ -77,6 +77,8 @@ pub struct KeyStats {
     /// bytes with a type of 0 (deletion) or 1 (value), user keys ascending and
     /// sequence numbers descending within a user key.
     pub looks_internal: bool,
+    /// The first and last keys, as stored (empty for a table without keys).
+    pub key_range: (Vec<u8>, Vec<u8>),
     /// Per key format (user, internal): whether some key's last `len % 4`
     /// bytes hold a byte >= 0x80, the only keys the hash variants tell apart.
     variant_keys: [bool; 2],
@@ -105,6 +107,7 @@ impl Table<'_> {
         let _ = walk(self, &mut pass)?;
         let mut stats = pass.stats;
         stats.looks_internal &= stats.keys > 0;
+        stats.key_range.1 = pass.previous;
         Ok(stats)
     }
 }
@@ -188,10 +191,12 @@ impl FilterSink for StatsPass {
             stats.looks_internal = key.len() >= 8
                 && key[key.len() - 8] <= 1
                 && (stats.keys == 1 || compare_internal(&self.previous, key) == Ordering::Less);
-            self.previous.clear();
-            self.previous.reserve_exact(key.len());
-            self.previous.extend_from_slice(key);
         }
+        if stats.keys == 1 {
+            stats.key_range.0 = key.to_vec();
+        }
+        self.previous.clear();
+        self.previous.extend_from_slice(key);
         ControlFlow::Continue(())
     }
 
@@ -683,14 +688,69 @@ pub fn probe(
     key_format: KeyFormat,
     key: &[u8],
 ) -> Result<Probe, Error> {
-    let lookup: Vec<u8> = match key_format {
+    let Some(handle) = index_seek(table, key_format, key)? else {
+        return Ok(Probe::PastLastKey);
+    };
+    let filter = policy.zip(table.filter_block());
+    let may_match = filter.is_none_or(|(policy, filter)| {
+        FilterBlockReader::new(policy, &filter.block.contents).key_may_match(handle.offset, key)
+    });
+    Ok(Probe::Block {
+        offset: handle.offset,
+        may_match,
+    })
+}
+
+/// Whether the table holds an entry (a value or a deletion) of user key
+/// `key` where LevelDB's `Table::InternalGet` looks: in the data block the
+/// index picks, at the first entry not before the lookup key. A `Get` that
+/// reads this table stops here when it does.
+pub fn holds_key(table: &Table<'_>, key_format: KeyFormat, key: &[u8]) -> Result<bool, Error> {
+    let Some(handle) = index_seek(table, key_format, key)? else {
+        return Ok(false);
+    };
+    let block = table.read_block(BlockKind::Data, handle)?;
+    let mut entries = block.entries();
+    let lookup = lookup_key(key_format, key);
+    match key_format {
+        KeyFormat::User => entries.seek(&lookup, <[u8]>::cmp),
+        KeyFormat::Internal => entries.seek(&lookup, compare_internal),
+    }
+    if let Some(what) = entries.error() {
+        return Err(Error::CorruptBlock {
+            block: BlockKind::Data,
+            offset: handle.offset,
+            what,
+        });
+    }
+    Ok(entries.valid()
+        && match key_format {
+            KeyFormat::User => entries.key() == key,
+            KeyFormat::Internal => entries.key().len() >= 8 && user_key(entries.key()) == key,
+        })
+}
+
+/// The key a lookup of user key `key` seeks: for internal keys, with the
+/// largest sequence number, so that it sorts before every entry of `key`.
+fn lookup_key(key_format: KeyFormat, key: &[u8]) -> Vec<u8> {
+    match key_format {
         KeyFormat::User => key.to_vec(),
         KeyFormat::Internal => {
             // kMaxSequenceNumber << 8 | kValueTypeForSeek (1)
             let tag: u64 = ((1u64 << 56) - 1) << 8 | 1;
             [key, &tag.to_le_bytes()[..]].concat()
         }
-    };
+    }
+}
+
+/// The data block LevelDB's index seek picks for `key`; `None` past the
+/// last key.
+fn index_seek(
+    table: &Table<'_>,
+    key_format: KeyFormat,
+    key: &[u8],
+) -> Result<Option<BlockHandle>, Error> {
+    let lookup = lookup_key(key_format, key);
     let mut index = table.index_block().entries();
     match key_format {
         KeyFormat::User => index.seek(&lookup, <[u8]>::cmp),
@@ -704,18 +764,11 @@ pub fn probe(
     if !index.valid() {
         return match index.error() {
             Some(what) => Err(corrupt(what)),
-            None => Ok(Probe::PastLastKey),
+            None => Ok(None),
         };
     }
     let (handle, _) = BlockHandle::decode(index.value()).ok_or(corrupt(Corruption::NotAHandle))?;
-    let filter = policy.zip(table.filter_block());
-    let may_match = filter.is_none_or(|(policy, filter)| {
-        FilterBlockReader::new(policy, &filter.block.contents).key_may_match(handle.offset, key)
-    });
-    Ok(Probe::Block {
-        offset: handle.offset,
-        may_match,
-    })
+    Ok(Some(handle))
 }
 
 /// Statistics of one Bloom filter.

@@ -1155,6 +1155,41 @@ impl<'a> Table<'a> {
         Ok(block)
     }
 
+    /// The false-positive rate RocksDB's `Get`s meet on keys like the
+    /// table's own, as LevelDB's [`measure_fpr`](crate::leveldb::measure_fpr)
+    /// measures it: each distinct user key with its last byte one higher,
+    /// where the table does not hold it and it lies inside the table's key
+    /// range, probed as [`key_may_match`](Self::key_may_match) does.
+    pub fn measure_fpr(&self) -> Result<crate::leveldb::MeasuredFpr, Error> {
+        let mut measured = crate::leveldb::MeasuredFpr::default();
+        let mut pending = BTreeSet::<Vec<u8>>::new();
+        self.for_each_key(|key, _| {
+            // Neighbours below this key are not in the table.
+            while let Some(neighbour) = pending.first().filter(|n| n.as_slice() < key) {
+                measured.probed += 1;
+                measured.passed += u64::from(self.key_may_match(neighbour));
+                pending.pop_first();
+            }
+            pending.remove(key);
+            if let Some((&last, rest)) = key.split_last().filter(|(&l, _)| l < 0xff) {
+                pending.insert([rest, &[last + 1]].concat());
+            }
+        })?;
+        // What is left lies past the last key: a `Get` does not ask.
+        Ok(measured)
+    }
+
+    /// Whether the data block at `handle` holds an entry (a value, a
+    /// deletion or any other) of user key `key`: a `Get` that reads the
+    /// block RocksDB's index points it to stops at this table when it does.
+    pub fn block_holds_key(&self, handle: BlockHandle, key: &[u8]) -> Result<bool, Error> {
+        let (contents, _) = self.block(BlockKind::Data, handle)?;
+        let (prefixed, interval) = (self.common_prefix(), self.props.data_restart_interval);
+        let mut found = false;
+        for_each_user_key(&contents, handle, prefixed, interval, |k| found |= k == key)?;
+        Ok(found)
+    }
+
     /// Whether RocksDB's `Get` of user key `key` may find it in this table,
     /// judging by the filter alone (`false`: the filter rules it out). A
     /// table that filters prefixes alone is probed with the key's prefix,

@@ -4,28 +4,28 @@
 
 use std::fmt::Write as _;
 use std::io::{self, Write};
-use std::path::Path;
 
 use leveldb_filter::leveldb::{
-    detect, measure_fpr, BloomStats, Detected, Evidence, FilterFound, KeyFormat, KeyStats,
-    MeasuredFpr, Table,
+    detect, measure_fpr, user_key, BloomStats, Detected, Evidence, FilterFound, KeyFormat,
+    KeyStats, MeasuredFpr, Table,
 };
 use leveldb_filter::{BloomFilterPolicy, FilterBlock};
 
-use crate::report::{
-    escaped, one_line_json, shown, table_error, write_error, HandleJson, PathJson,
-};
-use crate::tables::{variant_word, Detect, Loaded};
+use super::{database_lines, totals, FilterJson, InspectJson, MeasuredJson, StatJson};
+use crate::report::{escaped, hex, one_line_json, shown, table_error, write_error, HandleJson};
+use crate::tables::{variant_word, Detect, Loaded, TableJson};
+use crate::targets::Target;
 use crate::Failure;
 
 /// `inspect` of a LevelDB table: its report, as text or JSON.
 pub(super) fn report(
     json: bool,
     detect_args: &Detect,
-    path: &Path,
+    target: &Target,
     loaded: &Loaded,
     out: &mut dyn Write,
 ) -> Result<(), Failure> {
+    let path = &target.path;
     let (table, stats) = loaded.open(path)?;
     let Detected {
         key_format: format,
@@ -33,7 +33,7 @@ pub(super) fn report(
     } = detect(&table, Evidence::Stats(&stats), detect_args.options(None))
         .map_err(table_error(path))?;
     let report = Report {
-        path,
+        target,
         table: &table,
         stats: &stats,
         key_format: format,
@@ -52,7 +52,7 @@ pub(super) fn report(
 /// it is computed; as JSON, one object (its filters' statistics, at most one
 /// a 2 KiB piece of the file, held until it is written).
 struct Report<'r, 't, 'a> {
-    path: &'r Path,
+    target: &'r Target,
     table: &'r Table<'a>,
     stats: &'r KeyStats,
     key_format: KeyFormat,
@@ -95,7 +95,8 @@ impl Report<'_, '_, '_> {
 
     fn details(&self, out: &mut dyn Write) -> io::Result<()> {
         let table = self.table;
-        writeln!(out, "{}", shown(self.path))?;
+        writeln!(out, "{}", shown(&self.target.path))?;
+        database_lines(self.target, out)?;
         writeln!(out, "  file size        {} bytes", table.file().len())?;
         let (meta, index) = (table.metaindex_handle(), table.index_handle());
         writeln!(
@@ -112,6 +113,15 @@ impl Report<'_, '_, '_> {
         writeln!(out, "  data blocks      {}", self.stats.data_blocks)?;
         writeln!(out, "  keys             {}", self.stats.keys)?;
         writeln!(out, "  key format       {}", self.key_format)?;
+        if self.stats.keys > 0 {
+            let (first, last) = self.user_key_range();
+            writeln!(
+                out,
+                "  key range        {} .. {} (user keys, hex)",
+                hex(first),
+                hex(last)
+            )?;
+        }
         let Some(found) = &self.filter else {
             return writeln!(out, "  filter           none");
         };
@@ -157,40 +167,73 @@ impl Report<'_, '_, '_> {
         Ok(())
     }
 
+    /// The first and last user keys.
+    fn user_key_range(&self) -> (&[u8], &[u8]) {
+        let (first, last) = &self.stats.key_range;
+        match self.key_format {
+            KeyFormat::User => (first, last),
+            _ => (user_key(first), user_key(last)),
+        }
+    }
+
     fn json(&self, out: &mut dyn Write) -> io::Result<()> {
         let table = self.table;
-        let (meta, index) = (table.metaindex_handle(), table.index_handle());
         let parsed = self.parsed();
-        let filter = self.filter.as_ref().map(|found| FilterJson {
-            policy: &found.filter.name,
-            hash_variant: variant_word(found),
-            hash_variant_basis: found.basis.to_string(),
-            offset: found.filter.block.handle.offset,
-            size: found.filter.block.contents.len(),
-            base_lg: match &parsed {
-                Some(Ok(parsed)) => Some(parsed.base_lg()),
-                _ => None,
-            },
-            problem: match &parsed {
-                Some(Err(problem)) => Some(problem.clone()),
-                _ => None,
-            },
-            filters: match &parsed {
-                Some(Ok(parsed)) => self.filter_stats(parsed).map(StatJson::from).collect(),
+        let filter = self.filter.as_ref().map(|found| {
+            let filters: Vec<StatJson> = match &parsed {
+                Some(Ok(parsed)) => self.filter_stats(parsed).map(stat_json).collect(),
                 _ => Vec::new(),
-            },
-            measured_fpr: self.measured().map(MeasuredJson::from),
+            };
+            let (bytes, keys, bits_per_key, estimated_fpr) = totals(&filters);
+            FilterJson {
+                policy: &found.filter.name,
+                kind: "leveldb",
+                hash: Some(variant_word(found)),
+                hash_basis: Some(found.basis.to_string()),
+                whole_key_filtering: true,
+                prefix_extractor: None,
+                base_lg: match &parsed {
+                    Some(Ok(parsed)) => Some(parsed.base_lg()),
+                    _ => None,
+                },
+                count: filters.len(),
+                bytes,
+                keys,
+                bits_per_key,
+                estimated_fpr,
+                measured_fpr: self.measured().map(MeasuredJson::from),
+                problem: match &parsed {
+                    Some(Err(problem)) => Some(problem.clone()),
+                    _ => None,
+                },
+                filters,
+            }
         });
-        let report = TableJson {
-            path: PathJson::new(self.path),
-            table: "leveldb",
+        let (first, last) = self.user_key_range();
+        let has_keys = self.stats.keys > 0;
+        let report = InspectJson {
+            table: TableJson::new(self.target, "leveldb"),
             file_size: table.file().len(),
-            metaindex: HandleJson::from(meta),
-            index: HandleJson::from(index),
+            format_version: None,
+            checksum: "crc32c".into(),
+            metaindex: HandleJson::from(table.metaindex_handle()),
+            index: HandleJson::from(table.index_handle()),
+            index_type: None,
             compression: self.compressions(),
-            data_blocks: self.stats.data_blocks,
-            keys: self.stats.keys,
-            key_format: self.key_format.to_string(),
+            compression_manager: None,
+            data_blocks: self.stats.data_blocks as u64,
+            entries: self.stats.keys as u64,
+            key_format: match self.key_format {
+                KeyFormat::User => "user",
+                _ => "internal",
+            },
+            comparator: self
+                .target
+                .live
+                .as_ref()
+                .and_then(|l| l.comparator.as_deref()),
+            smallest_key_hex: has_keys.then(|| hex(first)),
+            largest_key_hex: has_keys.then(|| hex(last)),
             filter,
         };
         writeln!(out, "{}", one_line_json(&report)?)
@@ -208,7 +251,7 @@ impl Report<'_, '_, '_> {
     fn summary(&self, out: &mut dyn Write) -> io::Result<()> {
         let mut line = format!(
             "summary: {}: leveldb table, {} data blocks, {} keys ({})",
-            shown(self.path),
+            shown(&self.target.path),
             self.stats.data_blocks,
             self.stats.keys,
             self.key_format
@@ -253,82 +296,17 @@ impl Report<'_, '_, '_> {
     }
 }
 
-/// `inspect --json`'s object for a LevelDB table.
-#[derive(serde::Serialize)]
-struct TableJson<'r> {
-    #[serde(flatten)]
-    path: PathJson<'r>,
-    table: &'static str,
-    file_size: usize,
-    metaindex: HandleJson,
-    index: HandleJson,
-    compression: Vec<String>,
-    data_blocks: usize,
-    keys: usize,
-    key_format: String,
-    filter: Option<FilterJson<'r>>,
-}
-
-#[derive(serde::Serialize)]
-struct FilterJson<'r> {
-    policy: &'r str,
-    hash_variant: String,
-    hash_variant_basis: String,
-    offset: u64,
-    size: usize,
-    base_lg: Option<u8>,
-    problem: Option<String>,
-    filters: Vec<StatJson>,
-    /// The rate measured on neighbours of the table's keys.
-    measured_fpr: Option<MeasuredJson>,
-}
-
-/// [`MeasuredFpr`], and its rate.
-#[derive(serde::Serialize)]
-pub(crate) struct MeasuredJson {
-    probed: u64,
-    passed: u64,
-    rate: Option<f64>,
-}
-
-impl From<MeasuredFpr> for MeasuredJson {
-    fn from(m: MeasuredFpr) -> Self {
-        MeasuredJson {
-            probed: m.probed,
-            passed: m.passed,
-            rate: Some(m.rate()).filter(|r| r.is_finite()),
-        }
-    }
-}
-
-/// One filter's statistics; an empty filter has its keys and no bits.
-#[derive(serde::Serialize)]
-struct StatJson {
-    keys: usize,
-    bits: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    k: Option<u8>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    bits_per_key: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    share_set: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    estimated_fpr: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    estimated_keys: Option<f64>,
-}
-
-impl From<BloomStats> for StatJson {
-    fn from(st: BloomStats) -> Self {
-        let some = |x: f64| (st.bits > 0 && x.is_finite()).then_some(x);
-        StatJson {
-            keys: st.keys,
-            bits: st.bits,
-            k: (st.bits > 0).then_some(st.k),
-            bits_per_key: some(st.bits_per_key()),
-            share_set: some(st.share_set()),
-            estimated_fpr: some(st.estimated_fpr()),
-            estimated_keys: some(st.estimated_keys()),
-        }
+/// A filter's statistics as JSON; an empty filter has its keys alone.
+fn stat_json(st: BloomStats) -> StatJson {
+    let some = |x: f64| (st.bits > 0 && x.is_finite()).then_some(x);
+    StatJson {
+        implementation: Some("leveldb-bloom"),
+        keys: Some(st.keys as u64),
+        bytes: Some(st.bits / 8 + usize::from(st.bits > 0)),
+        probes: (st.bits > 0).then_some(u32::from(st.k)),
+        bits_per_key: some(st.bits_per_key()),
+        share_set: some(st.share_set()),
+        estimated_fpr: some(st.estimated_fpr()),
+        problem: None,
     }
 }

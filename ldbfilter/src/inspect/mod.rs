@@ -4,32 +4,166 @@
 mod leveldb;
 mod rocksdb;
 
-use std::path::PathBuf;
+use std::io::{self, Write};
 
 use clap::Args;
+use leveldb_filter::leveldb::MeasuredFpr;
 
-use crate::tables::{for_each_table, Detect, Format, Loaded};
+use crate::report::{escaped, hex, HandleJson};
+use crate::tables::{run_tables, Detect, Format, Loaded, Report, TableJson};
+use crate::targets::{Inputs, Target};
+use crate::Status;
 
 #[derive(Args)]
 pub struct InspectArgs {
-    /// Table files (.ldb, .sst).
-    #[arg(required = true, value_name = "TABLE")]
-    tables: Vec<PathBuf>,
-    /// One JSON object per table, one per line.
+    #[command(flatten)]
+    inputs: Inputs,
+    /// One JSON object per table and per error, then a summary object.
     #[arg(long)]
     json: bool,
     #[command(flatten)]
     detect: Detect,
 }
 
-/// A report per table, as it is read; false if any table failed.
-pub fn run(args: &InspectArgs) -> bool {
-    for_each_table(&args.tables, |path, out| {
-        let loaded = Loaded::read(path)?;
+/// A report per table, in order, and a summary after a directory.
+pub fn run(args: &InspectArgs) -> Status {
+    run_tables("inspect", &args.inputs, args.json, |target| {
+        let loaded = Loaded::read(target)?;
+        let mut out = Vec::new();
         match loaded.format() {
-            Format::LevelDb => leveldb::report(args.json, &args.detect, path, &loaded, out)?,
-            Format::RocksDb => rocksdb::report(path, &loaded.bytes, args.json, out)?,
+            Format::LevelDb => leveldb::report(args.json, &args.detect, target, &loaded, &mut out)?,
+            Format::RocksDb => rocksdb::report(target, &loaded.bytes, args.json, &mut out)?,
         }
-        Ok(true)
+        Ok(Report { out, well: true })
     })
+}
+
+/// Where a database holds the table, as `inspect`'s text says it: its
+/// level, column family and the key range the MANIFEST records.
+fn database_lines(target: &Target, out: &mut dyn Write) -> io::Result<()> {
+    let Some(live) = &target.live else {
+        return Ok(());
+    };
+    writeln!(
+        out,
+        "  database         level {}, file number {}, column family {}",
+        live.level,
+        live.number,
+        escaped(&live.column_family)
+    )?;
+    if let Some(comparator) = &live.comparator {
+        writeln!(out, "  db comparator    {}", escaped(comparator))?;
+    }
+    writeln!(
+        out,
+        "  manifest range   {} .. {} (user keys, hex)",
+        hex(&live.key_range.0),
+        hex(&live.key_range.1)
+    )
+}
+
+/// `inspect --json`'s object for a table, the same for LevelDB and
+/// RocksDB (fields a format does not have are null).
+#[derive(serde::Serialize)]
+struct InspectJson<'a> {
+    #[serde(flatten)]
+    table: TableJson<'a>,
+    file_size: usize,
+    /// RocksDB's footer's format_version; null for LevelDB.
+    format_version: Option<u32>,
+    /// The block checksum: `crc32c` for LevelDB.
+    checksum: String,
+    metaindex: HandleJson,
+    index: HandleJson,
+    /// RocksDB's index type; null for LevelDB.
+    index_type: Option<u32>,
+    compression: Vec<String>,
+    compression_manager: Option<&'a str>,
+    data_blocks: u64,
+    entries: u64,
+    /// `internal` (a database's) or `user`.
+    key_format: &'static str,
+    /// The table's comparator (RocksDB), else the database's MANIFEST's.
+    comparator: Option<&'a str>,
+    smallest_key_hex: Option<String>,
+    largest_key_hex: Option<String>,
+    filter: Option<FilterJson<'a>>,
+}
+
+/// A table's filter in `inspect --json`.
+#[derive(serde::Serialize)]
+struct FilterJson<'a> {
+    policy: &'a str,
+    /// `leveldb` (LevelDB's filter block), `full`, `partitioned` or
+    /// `block-based`.
+    kind: &'static str,
+    /// LevelDB's hash variant and how it was found; null for RocksDB.
+    hash: Option<String>,
+    hash_basis: Option<String>,
+    whole_key_filtering: bool,
+    prefix_extractor: Option<&'a str>,
+    /// LevelDB's filter block's base_lg (a filter per 2^base_lg bytes of
+    /// data-block offset); null for RocksDB.
+    base_lg: Option<u8>,
+    /// Filters, their bytes and keys, in all.
+    count: usize,
+    bytes: usize,
+    keys: u64,
+    bits_per_key: Option<f64>,
+    /// From the bits set, weighted by keys.
+    estimated_fpr: Option<f64>,
+    /// Measured on neighbours of the table's keys.
+    measured_fpr: Option<MeasuredJson>,
+    problem: Option<String>,
+    filters: Vec<StatJson>,
+}
+
+/// [`MeasuredFpr`], and its rate.
+#[derive(serde::Serialize)]
+struct MeasuredJson {
+    probed: u64,
+    passed: u64,
+    rate: Option<f64>,
+}
+
+impl From<MeasuredFpr> for MeasuredJson {
+    fn from(m: MeasuredFpr) -> Self {
+        MeasuredJson {
+            probed: m.probed,
+            passed: m.passed,
+            rate: Some(m.rate()).filter(|r| r.is_finite()),
+        }
+    }
+}
+
+/// One filter (LevelDB's per 2 KiB, RocksDB's full filter or partition):
+/// its statistics, or why it does not read.
+#[derive(serde::Serialize, Default)]
+struct StatJson {
+    implementation: Option<&'static str>,
+    keys: Option<u64>,
+    bytes: Option<usize>,
+    probes: Option<u32>,
+    bits_per_key: Option<f64>,
+    share_set: Option<f64>,
+    estimated_fpr: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    problem: Option<String>,
+}
+
+/// Totals over the filters that read: bytes, keys, and the rate the bits
+/// set imply, weighted by keys.
+fn totals(filters: &[StatJson]) -> (usize, u64, Option<f64>, Option<f64>) {
+    let (mut bytes, mut keys, mut weighted, mut counted) = (0, 0, 0.0, 0);
+    for f in filters {
+        bytes += f.bytes.unwrap_or(0);
+        keys += f.keys.unwrap_or(0);
+        if let (Some(fpr), Some(k)) = (f.estimated_fpr, f.keys) {
+            weighted += fpr * k as f64;
+            counted += k;
+        }
+    }
+    let bits_per_key = (keys > 0).then(|| bytes as f64 * 8.0 / keys as f64);
+    let fpr = (counted > 0).then(|| weighted / counted as f64);
+    (bytes, keys, bits_per_key, fpr)
 }

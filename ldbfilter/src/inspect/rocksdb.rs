@@ -6,8 +6,10 @@ use std::path::Path;
 
 use leveldb_filter::rocksdb::{self, FilterBits, Footer};
 
-use crate::report::{escaped, hex, one_line_json, shown, write_error, HandleJson, PathJson};
-use crate::tables::{filter_kind, filters, Opened};
+use super::{database_lines, totals, FilterJson, InspectJson, MeasuredJson, StatJson};
+use crate::report::{escaped, hex, one_line_json, shown};
+use crate::tables::{filter_kind, filters, Opened, TableJson};
+use crate::targets::Target;
 use crate::Failure;
 
 /// One filter's statistics: implementation, size, probes, and from its bits
@@ -52,8 +54,7 @@ impl Stats {
     }
 }
 
-/// `inspect`'s first lines, from the footer alone: all it can say of a
-/// table whose body does not read.
+/// `inspect`'s first lines, from the footer.
 fn footer_lines(
     path: &Path,
     footer: &Footer,
@@ -89,26 +90,18 @@ fn keys_of(check: &rocksdb::Verdict, i: usize, count: usize) -> Option<u64> {
 /// `inspect` of a RocksDB table: its report, or what its footer says before
 /// the error that ends it.
 pub(super) fn report(
-    path: &Path,
+    target: &Target,
     bytes: &[u8],
     json: bool,
     out: &mut dyn Write,
 ) -> Result<(), Failure> {
+    let path = &target.path;
     let Opened {
         sst,
         walk,
         check,
         range,
-    } = match Opened::read(path, bytes) {
-        Ok(opened) => opened,
-        Err(failure) => {
-            // What the footer says, before the error that ends the table.
-            if let (false, Ok(footer)) = (json, Footer::read_end(bytes, bytes.len() as u64)) {
-                footer_lines(path, &footer, bytes.len(), out).map_err(write_error)?;
-            }
-            return Err(failure);
-        }
-    };
+    } = Opened::read(path, bytes)?;
     let footer = sst.footer();
     let comparator = sst
         .property("rocksdb.comparator")
@@ -117,6 +110,11 @@ pub(super) fn report(
     let manager = sst.compression_manager().map(String::from_utf8_lossy);
     let filters = filters(&sst);
     let count = filters.len();
+    // Where the filter does not read, every key may match: nothing to measure.
+    let measured = sst
+        .measure_fpr()
+        .ok()
+        .filter(|m| m.probed > 0 && sst.filter().is_ok_and(|f| f.is_some()));
     let stats: Vec<Result<Stats, String>> = filters
         .into_iter()
         .enumerate()
@@ -124,54 +122,64 @@ pub(super) fn report(
         .collect();
     let write = |out: &mut dyn Write| -> io::Result<()> {
         if json {
-            let report = SstJson {
-                path: PathJson::new(path),
-                table: "rocksdb",
-                format_version: footer.format_version,
-                checksum: footer.checksum.to_string(),
+            let filters: Vec<StatJson> = stats
+                .iter()
+                .map(|st| match st {
+                    Err(problem) => StatJson {
+                        problem: Some(problem.clone()),
+                        ..StatJson::default()
+                    },
+                    Ok(st) => StatJson {
+                        implementation: Some(st.implementation),
+                        keys: st.keys,
+                        bytes: Some(st.bytes),
+                        probes: st.probes,
+                        bits_per_key: st.bits_per_key(),
+                        share_set: st.share_set,
+                        estimated_fpr: st.estimated_fpr,
+                        problem: None,
+                    },
+                })
+                .collect();
+            let (filter_bytes, keys, bits_per_key, estimated_fpr) = totals(&filters);
+            let report = InspectJson {
+                table: TableJson::new(target, "rocksdb"),
                 file_size: bytes.len(),
+                format_version: Some(footer.format_version),
+                checksum: footer.checksum.to_string(),
                 metaindex: footer.metaindex.into(),
-                index: IndexJson {
-                    offset: footer.index.offset,
-                    size: footer.index.size,
-                    r#type: sst.index_type(),
-                },
+                index: footer.index.into(),
+                index_type: Some(sst.index_type()),
                 compression: compressions.clone(),
                 compression_manager: manager.as_deref(),
                 data_blocks: walk.data_blocks,
-                keys: walk.keys,
+                entries: walk.keys,
+                key_format: "internal",
                 comparator: comparator.as_deref(),
-                smallest_key: range.as_ref().map(|(first, _)| hex(first)),
-                largest_key: range.as_ref().map(|(_, last)| hex(last)),
-                filter: sst.filter_name().map(|name| SstFilterJson {
-                    name,
+                smallest_key_hex: range.as_ref().map(|(first, _)| hex(first)),
+                largest_key_hex: range.as_ref().map(|(_, last)| hex(last)),
+                filter: sst.filter_name().map(|name| FilterJson {
+                    policy: name,
                     kind: filter_kind(&sst),
+                    hash: None,
+                    hash_basis: None,
                     whole_key_filtering: sst.whole_key_filtering(),
                     prefix_extractor: sst.prefix_extractor(),
-                    filters: stats
-                        .iter()
-                        .map(|st| match st {
-                            Err(problem) => StatJson {
-                                problem: Some(problem.clone()),
-                                ..StatJson::default()
-                            },
-                            Ok(st) => StatJson {
-                                implementation: Some(st.implementation),
-                                keys: st.keys,
-                                bytes: Some(st.bytes),
-                                probes: st.probes,
-                                bits_per_key: st.bits_per_key(),
-                                share_set: st.share_set,
-                                estimated_fpr: st.estimated_fpr,
-                                problem: None,
-                            },
-                        })
-                        .collect(),
+                    base_lg: None,
+                    count: filters.len(),
+                    bytes: filter_bytes,
+                    keys,
+                    bits_per_key,
+                    estimated_fpr,
+                    measured_fpr: measured.map(MeasuredJson::from),
+                    problem: None,
+                    filters,
                 }),
             };
             return writeln!(out, "{}", one_line_json(&report)?);
         }
         footer_lines(path, footer, bytes.len(), out)?;
+        database_lines(target, out)?;
         let index = footer.index;
         writeln!(
             out,
@@ -261,60 +269,4 @@ pub(super) fn report(
         )
     };
     write(out).map_err(|e| Failure::Io("writing stdout".into(), e))
-}
-
-/// `inspect --json`'s object for a RocksDB table.
-#[derive(serde::Serialize)]
-struct SstJson<'a> {
-    #[serde(flatten)]
-    path: PathJson<'a>,
-    table: &'static str,
-    format_version: u32,
-    checksum: String,
-    file_size: usize,
-    metaindex: HandleJson,
-    index: IndexJson,
-    compression: Vec<String>,
-    /// format_version 7 and later: the compression manager's name.
-    compression_manager: Option<&'a str>,
-    data_blocks: u64,
-    keys: u64,
-    comparator: Option<&'a str>,
-    /// The first and last user keys, in hex.
-    smallest_key: Option<String>,
-    largest_key: Option<String>,
-    filter: Option<SstFilterJson<'a>>,
-}
-
-#[derive(serde::Serialize)]
-struct IndexJson {
-    offset: u64,
-    size: u64,
-    r#type: u32,
-}
-
-#[derive(serde::Serialize)]
-struct SstFilterJson<'a> {
-    name: &'a str,
-    kind: &'static str,
-    whole_key_filtering: bool,
-    prefix_extractor: Option<&'a str>,
-    filters: Vec<StatJson>,
-}
-
-/// One filter (the full filter, or a partition): its statistics, or why it
-/// does not read.
-#[derive(serde::Serialize, Default)]
-struct StatJson {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    implementation: Option<&'static str>,
-    keys: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    bytes: Option<usize>,
-    probes: Option<u32>,
-    bits_per_key: Option<f64>,
-    share_set: Option<f64>,
-    estimated_fpr: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    problem: Option<String>,
 }

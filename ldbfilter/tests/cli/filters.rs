@@ -119,7 +119,7 @@ fn empty_line_is_the_empty_key_and_crlf_is_accepted() {
 }
 
 #[test]
-fn bad_input_gets_one_line_and_exit_1() {
+fn bad_input_gets_one_line_and_exit_2() {
     let dir = tempfile::tempdir().unwrap();
     let good = dir.path().join("good.hex");
     std::fs::write(&good, "00000000000000000006\n").unwrap();

@@ -6,7 +6,7 @@ use crate::run;
 
 use std::process::{Command, Output};
 
-use run::assert_fails;
+use run::{assert_fails, assert_fails_with};
 
 /// `sh -c SCRIPT` with `$L` the ldbfilter binary and 2 GiB of address space.
 fn sh(script: &str) -> Output {
@@ -157,22 +157,23 @@ fn tables_must_be_regular_files_and_are_judged_by_their_footer_first() {
     let past_end = past_end.to_str().unwrap();
     for command in ["verify", "inspect", "probe"] {
         let key = if command == "probe" { " 00" } else { "" };
-        for (file, needle) in [
+        for (file, code, needle) in [
             (
                 "/dev/zero",
+                2,
                 "/dev/zero: is a character device, not a table file",
             ),
-            (fifo, "is a FIFO (named pipe), not a table file"),
-            (sparse, "bad magic 0x0000000000000000"),
-            (sparse_rocksdb, "unsupported format_version"),
+            (fifo, 2, "is a FIFO (named pipe), not a table file"),
+            (sparse, 1, "bad magic 0x0000000000000000"),
+            (sparse_rocksdb, 1, "unsupported format_version"),
             (
                 past_end,
+                1,
                 "index block at offset 1099511627776 (1 bytes and a 5-byte trailer) runs past the end of the file",
             ),
-            (".", ".: is a directory, not a table file"),
         ] {
             let out = sh(&format!("\"$L\" {command} {file}{key}"));
-            assert_fails(&out, needle);
+            assert_fails_with(&out, code, needle);
         }
     }
 }
@@ -197,7 +198,7 @@ fn probe_checks_its_table_before_reading_keys() {
 }
 
 #[test]
-fn usage_errors_are_one_line_and_exit_1() {
+fn usage_errors_are_one_line_and_exit_2() {
     for (args, needle) in [
         ("bloom create", "--bits-per-key <BITS_PER_KEY>"),
         ("bloom create --bits-per-key x", "invalid value 'x'"),
@@ -208,7 +209,7 @@ fn usage_errors_are_one_line_and_exit_1() {
             "",
             "a command is needed: bloom, block, inspect, probe, verify",
         ),
-        ("verify", "<TABLE>"),
+        ("verify", "<TABLE|DIR>"),
         ("verify --bitz 3 t.ldb", "--bitz"),
     ] {
         let out = sh(&format!("\"$L\" {args} < /dev/null"));

@@ -81,7 +81,18 @@ fn cli_verify_and_probe_agree_with_leveldb() {
         String::from_utf8_lossy(&out.stderr)
     );
     let stdout = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(stdout.lines().count(), paths.len());
+    assert_eq!(
+        stdout.lines().count(),
+        paths.len() + 1,
+        "a line per table and a summary"
+    );
+    let summary = stdout.lines().last().unwrap();
+    let want = format!(
+        "summary: {} tables: {} well, 0 with problems, 0 unreadable; exit 0",
+        paths.len(),
+        paths.len()
+    );
+    assert_eq!(summary, want);
     assert_eq!(
         stdout.lines().filter(|l| l.contains(": OK ")).count(),
         paths.len() - 1
@@ -136,13 +147,14 @@ fn cli_inspect_reports_each_table() {
     let json = String::from_utf8(out.stdout).unwrap();
     assert_eq!(json.lines().count(), 1, "one object a table, one a line");
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(v["table"], "leveldb");
+    assert_eq!(v["format"], "leveldb");
     assert_eq!(v["key_format"], "internal");
     assert_eq!(v["filter"]["policy"], "leveldb.BuiltinBloomFilter2");
     assert_eq!(v["filter"]["base_lg"], 11);
     let filters = v["filter"]["filters"].as_array().unwrap();
     let keys: u64 = filters.iter().map(|f| f["keys"].as_u64().unwrap()).sum();
-    assert_eq!(v["keys"].as_u64(), Some(keys), "every key in one filter");
+    assert_eq!(v["entries"].as_u64(), Some(keys), "every key in one filter");
+    assert_eq!(v["filter"]["keys"].as_u64(), Some(keys));
     let measured = &v["filter"]["measured_fpr"];
     assert!(measured["probed"].as_u64().unwrap() > 1000);
     assert!(measured["rate"].as_f64().unwrap() < 0.05, "{measured}");
@@ -188,9 +200,14 @@ fn cli_reports_bad_files_in_one_line() {
             assert_eq!(out.stdout.is_empty(), !answered, "{file} {command:?}");
         }
     }
-    for path in [dir.path().to_path_buf(), dir.path().join("missing.ldb")] {
+    // The directory of damaged tables: each named, exit 1; a missing
+    // file: exit 2.
+    for (path, code) in [
+        (dir.path().to_path_buf(), 1),
+        (dir.path().join("missing.ldb"), 2),
+    ] {
         let out = ldbfilter(&["verify", path.to_str().unwrap()]);
-        assert_eq!(out.status.code(), Some(1));
+        assert_eq!(out.status.code(), Some(code));
         assert!(String::from_utf8_lossy(&out.stderr).contains(path.to_str().unwrap()));
     }
     // A bad table among good ones: the good ones are still reported.

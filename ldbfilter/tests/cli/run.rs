@@ -44,11 +44,18 @@ pub fn ldbfilter<S: AsRef<OsStr>>(args: &[S], stdin: &str) -> Output {
     output
 }
 
-/// Asserts a failure: exit 1, nothing on stdout, one line on stderr that is
-/// ldbfilter's (no panic) and holds `needle`.
+/// Asserts a failure of input that cannot be used: exit 2, nothing on
+/// stdout, one line on stderr that is ldbfilter's (no panic) and holds
+/// `needle`.
 pub fn assert_fails(output: &Output, needle: &str) {
+    assert_fails_with(output, 2, needle)
+}
+
+/// Asserts a failure with exit status `code` (1: a problem found in a
+/// table; 2: input that cannot be used), as [`assert_fails`] does.
+pub fn assert_fails_with(output: &Output, code: i32, needle: &str) {
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{needle}: {stderr}");
+    assert_eq!(output.status.code(), Some(code), "{needle}: {stderr}");
     assert!(
         output.stdout.is_empty(),
         "{needle}: nothing written half-way"

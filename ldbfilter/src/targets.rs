@@ -1,0 +1,245 @@
+//! The tables the paths on the command line name: table files as they are,
+//! and database directories by their live tables (`CURRENT`, then the
+//! MANIFEST it names), or by every table file present.
+
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use leveldb_filter::db::{current_manifest, LiveTable, Manifest};
+
+use crate::Failure;
+
+/// The paths of a table command: tables, and database directories.
+#[derive(Args)]
+pub struct Inputs {
+    /// Table files (.ldb, .sst) and database directories (LevelDB, RocksDB).
+    #[arg(required = true, value_name = "TABLE|DIR")]
+    paths: Vec<PathBuf>,
+    /// In a database directory, every table file present (.ldb, .sst),
+    /// live or not, instead of the live tables the MANIFEST lists.
+    #[arg(long)]
+    all_files: bool,
+    /// Tables worked on at once (default: one per core).
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub(crate) jobs: Option<u16>,
+}
+
+/// A table to work on and, for a database's live table, where the
+/// MANIFEST puts it.
+pub(crate) struct Target {
+    pub(crate) path: PathBuf,
+    pub(crate) live: Option<Live>,
+}
+
+/// A live table's place in its database.
+pub(crate) struct Live {
+    pub(crate) level: u32,
+    pub(crate) number: u64,
+    pub(crate) column_family: String,
+    /// The file size the MANIFEST records.
+    pub(crate) size: u64,
+    /// The database's comparator, as its MANIFEST names it.
+    pub(crate) comparator: Option<String>,
+    /// The smallest and largest user keys the MANIFEST records.
+    pub(crate) key_range: (Vec<u8>, Vec<u8>),
+}
+
+/// A database directory whose MANIFEST reads.
+pub(crate) struct Database {
+    pub(crate) dir: PathBuf,
+    pub(crate) manifest: Manifest,
+    /// Each live table's file, where it is present.
+    pub(crate) files: Vec<Option<PathBuf>>,
+}
+
+/// What the paths name: the tables in order, the problems found before any
+/// table is read, and the databases.
+#[derive(Default)]
+pub(crate) struct Targets {
+    pub(crate) tables: Vec<Target>,
+    pub(crate) problems: Vec<Failure>,
+    /// Files of database directories that are not tables worked on.
+    pub(crate) skipped: usize,
+    pub(crate) databases: Vec<Database>,
+    /// Whether a directory was named (a run summary is then written).
+    pub(crate) directories: bool,
+}
+
+/// The most a `CURRENT` file may hold: one file name and a newline.
+const MAX_CURRENT: u64 = 4096;
+
+impl Inputs {
+    /// The tables and databases the paths name.
+    pub(crate) fn targets(&self) -> Targets {
+        let mut targets = Targets::default();
+        for path in &self.paths {
+            if path.is_dir() {
+                targets.directories = true;
+                targets.directory(path, self.all_files);
+            } else {
+                targets.tables.push(Target {
+                    path: path.clone(),
+                    live: None,
+                });
+            }
+        }
+        targets
+    }
+}
+
+impl Targets {
+    /// A run summary is written for a directory or more than one table.
+    pub(crate) fn many(&self) -> bool {
+        self.directories || self.tables.len() + self.problems.len() > 1
+    }
+
+    fn directory(&mut self, dir: &Path, all_files: bool) {
+        let current = dir.join("CURRENT");
+        if !all_files && current.exists() {
+            match read_database(dir, &current) {
+                Ok(database) => return self.database(database),
+                // Every table present is checked instead, after the problem.
+                Err(failure) => self.problems.push(failure),
+            }
+        }
+        match table_files(dir) {
+            Ok((tables, others)) if tables.is_empty() && self.problems.is_empty() => {
+                let _ = others;
+                self.problems.push(Failure::Unreadable {
+                    path: dir.to_owned(),
+                    what: "holds no table files (.ldb, .sst) and no CURRENT".into(),
+                });
+            }
+            Ok((tables, others)) => {
+                self.skipped += others;
+                self.tables
+                    .extend(tables.into_iter().map(|path| Target { path, live: None }));
+            }
+            Err(e) => self.problems.push(Failure::Unreadable {
+                path: dir.to_owned(),
+                what: e.to_string(),
+            }),
+        }
+    }
+
+    /// The database's live tables in the MANIFEST's order; a live table
+    /// whose file is missing is a problem; other files are skipped.
+    fn database(&mut self, mut database: Database) {
+        let names = |t: &LiveTable| t.file_names().map(|n| database.dir.join(n));
+        let files: Vec<Option<PathBuf>> = database
+            .manifest
+            .tables()
+            .iter()
+            .map(|t| names(t).into_iter().find(|p| p.is_file()))
+            .collect();
+        let families = database.manifest.column_families();
+        for (table, file) in database.manifest.tables().iter().zip(&files) {
+            let column_family = families
+                .get(&table.column_family)
+                .cloned()
+                .unwrap_or_else(|| table.column_family.to_string());
+            match file {
+                Some(path) => self.tables.push(Target {
+                    path: path.clone(),
+                    live: Some(Live {
+                        level: table.level,
+                        number: table.number,
+                        column_family,
+                        size: table.size,
+                        comparator: database.manifest.comparator().map(str::to_string),
+                        key_range: (
+                            table.smallest_user_key().to_vec(),
+                            table.largest_user_key().to_vec(),
+                        ),
+                    }),
+                }),
+                None => self.problems.push(Failure::File {
+                    path: names(table)[if table.path_id > 0 { 1 } else { 0 }].clone(),
+                    what: format!(
+                        "missing: the MANIFEST lists it live at level {}{}",
+                        table.level,
+                        if table.path_id > 0 {
+                            " in another of RocksDB's db_paths"
+                        } else {
+                            ""
+                        }
+                    ),
+                    hint: Some(MISSING),
+                }),
+            }
+        }
+        if let Ok((present, others)) = table_files(&database.dir) {
+            let live = files.iter().flatten().count();
+            self.skipped += others + present.len().saturating_sub(live);
+        }
+        database.files = files;
+        self.databases.push(database);
+    }
+}
+
+/// What a missing live table means.
+const MISSING: &str =
+    "reads of the keys it holds fail, and the engine will not open the database: restore the file from a backup or replica";
+
+/// What a MANIFEST that does not read means.
+const MANIFEST_DAMAGED: &str = "LevelDB and RocksDB will not open the database; RepairDB rebuilds a MANIFEST from the tables; every table file present is checked instead";
+
+/// The database at `dir`: `CURRENT`, and the MANIFEST it names, replayed.
+pub(crate) fn read_database(dir: &Path, current: &Path) -> Result<Database, Failure> {
+    let unreadable = |path: &Path, e: std::io::Error| Failure::Unreadable {
+        path: path.to_owned(),
+        what: e.to_string(),
+    };
+    let mut bytes = Vec::new();
+    fs::File::open(current)
+        .and_then(|f| f.take(MAX_CURRENT).read_to_end(&mut bytes))
+        .map_err(|e| unreadable(current, e))?;
+    let damaged = |path: &Path, what: String| Failure::File {
+        path: path.to_owned(),
+        what,
+        hint: Some(MANIFEST_DAMAGED),
+    };
+    let name = current_manifest(&bytes).map_err(|e| damaged(current, e.to_string()))?;
+    let path = dir.join(name);
+    let log = read_regular(&path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => damaged(&path, "missing: CURRENT names it".into()),
+        _ => unreadable(&path, e),
+    })?;
+    let manifest = Manifest::parse(&log).map_err(|e| damaged(&path, e.to_string()))?;
+    Ok(Database {
+        dir: dir.to_owned(),
+        manifest,
+        files: Vec::new(),
+    })
+}
+
+/// A regular file's bytes (a FIFO or device is refused before it is opened).
+fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
+    if !fs::metadata(path)?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    fs::read(path)
+}
+
+/// The table files of a directory (`.ldb`, `.sst`), by name, and how many
+/// other entries it has.
+fn table_files(dir: &Path) -> std::io::Result<(Vec<PathBuf>, usize)> {
+    let mut tables = Vec::new();
+    let mut others = 0;
+    for entry in fs::read_dir(dir)? {
+        let path = entry?.path();
+        let table = matches!(
+            path.extension().and_then(|e| e.to_str()),
+            Some("ldb" | "sst")
+        );
+        if table && path.is_file() {
+            tables.push(path);
+        } else {
+            others += 1;
+        }
+    }
+    tables.sort();
+    Ok((tables, others))
+}

@@ -1,0 +1,179 @@
+//! The log format LevelDB and RocksDB write MANIFESTs in (`db/log_format.h`):
+//! 32 KiB blocks of physical records, each a masked CRC-32C, a length, a
+//! type and the payload; a logical record is one full record or a first,
+//! middles and a last. RocksDB's recyclable types carry a 4-byte log number.
+
+use std::fmt;
+
+use crate::format::unmask;
+
+const BLOCK: usize = 32 * 1024;
+const HEADER: usize = 7;
+const RECYCLABLE_HEADER: usize = 11;
+
+/// What is wrong with a physical log record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RecordProblem {
+    /// Its CRC-32C does not match.
+    Checksum {
+        /// The CRC the header holds (unmasked).
+        expected: u32,
+        /// The CRC of the type and payload.
+        found: u32,
+    },
+    /// Its length runs past its 32 KiB block, before the end of the file.
+    BadLength {
+        /// The length the header gives.
+        length: u16,
+    },
+    /// A type neither engine writes in a MANIFEST.
+    UnknownType {
+        /// The type byte.
+        kind: u8,
+    },
+    /// A middle or last fragment with no first before it.
+    MissingStart,
+    /// A first or full record while a fragmented one is unfinished.
+    MissingEnd,
+}
+
+impl fmt::Display for RecordProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            RecordProblem::Checksum { expected, found } => write!(
+                f,
+                "checksum mismatch: the header says {expected:#010x}, the contents give {found:#010x}"
+            ),
+            RecordProblem::BadLength { length } => {
+                write!(f, "length {length} runs past its 32 KiB block")
+            }
+            RecordProblem::UnknownType { kind } => write!(f, "unknown record type {kind}"),
+            RecordProblem::MissingStart => write!(f, "a fragment with no first fragment before it"),
+            RecordProblem::MissingEnd => write!(f, "a fragmented record with no last fragment"),
+        }
+    }
+}
+
+/// A physical record: its offset, type and payload.
+type Physical<'a> = (usize, u8, &'a [u8]);
+
+/// The logical records of a log, each with the offset of its first
+/// physical record; stops at the first problem (its offset and what).
+pub(super) struct Records<'a> {
+    log: &'a [u8],
+    at: usize,
+    failed: bool,
+    truncated: bool,
+}
+
+impl<'a> Records<'a> {
+    pub(super) fn new(log: &'a [u8]) -> Self {
+        Records {
+            log,
+            at: 0,
+            failed: false,
+            truncated: false,
+        }
+    }
+
+    /// Whether the log ended in a record cut short.
+    pub(super) fn truncated_tail(&self) -> bool {
+        self.truncated
+    }
+
+    /// The next physical record: its offset, type and payload; `None` at
+    /// the end (a header or payload cut short by the end of the file is
+    /// the end, as both engines read it).
+    fn physical(&mut self) -> Option<Result<Physical<'a>, (u64, RecordProblem)>> {
+        loop {
+            let left_in_block = BLOCK - self.at % BLOCK;
+            if left_in_block < HEADER {
+                // The block's trailer: zeros too short for a header.
+                self.at += left_in_block;
+                continue;
+            }
+            let rest = self.log.get(self.at..).filter(|r| !r.is_empty())?;
+            if rest.len() < HEADER {
+                self.truncated = true;
+                return None;
+            }
+            let offset = self.at;
+            let kind = rest[6];
+            let header = if (5..=8).contains(&kind) || kind == 11 {
+                RECYCLABLE_HEADER
+            } else {
+                HEADER
+            };
+            let length = u16::from_le_bytes([rest[4], rest[5]]);
+            let end = header + usize::from(length);
+            if end > left_in_block {
+                if rest.len() < left_in_block {
+                    // The file ends inside the block: a write cut short.
+                    self.truncated = true;
+                    return None;
+                }
+                return Some(Err((offset as u64, RecordProblem::BadLength { length })));
+            }
+            if rest.len() < end {
+                self.truncated = true;
+                return None;
+            }
+            self.at += end;
+            if kind == 0 && length == 0 {
+                // Preallocated space (RocksDB) or an mmap writer's padding.
+                continue;
+            }
+            let expected = unmask(u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]));
+            let found = crc32c::crc32c(&rest[6..end]);
+            if expected != found {
+                return Some(Err((
+                    offset as u64,
+                    RecordProblem::Checksum { expected, found },
+                )));
+            }
+            return Some(Ok((offset, kind, &rest[header..end])));
+        }
+    }
+}
+
+impl Iterator for Records<'_> {
+    type Item = Result<(u64, Vec<u8>), (u64, RecordProblem)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        let mut record: Option<(usize, Vec<u8>)> = None;
+        let item = loop {
+            let (offset, kind, payload) = match self.physical() {
+                None => {
+                    // A record whose last fragment was never written is
+                    // dropped, as both engines drop it.
+                    self.truncated |= record.is_some();
+                    return None;
+                }
+                Some(Err(problem)) => break Err(problem),
+                Some(Ok(physical)) => physical,
+            };
+            let problem = |what| Err((offset as u64, what));
+            match (kind, &mut record) {
+                (1 | 5, None) => break Ok((offset as u64, payload.to_vec())),
+                (2 | 6, None) => record = Some((offset, payload.to_vec())),
+                (3 | 7, Some((_, bytes))) => bytes.extend_from_slice(payload),
+                (4 | 8, Some((start, bytes))) => {
+                    bytes.extend_from_slice(payload);
+                    break Ok((*start as u64, std::mem::take(bytes)));
+                }
+                (3 | 4 | 7 | 8, None) => break problem(RecordProblem::MissingStart),
+                (1 | 2 | 5 | 6, Some(_)) => break problem(RecordProblem::MissingEnd),
+                // RocksDB's records of timestamp sizes (WALs), which a
+                // MANIFEST does not hold; skipped as metadata.
+                (10 | 11, _) => {}
+                (kind, _) => break problem(RecordProblem::UnknownType { kind }),
+            }
+        };
+        self.failed = item.is_err();
+        Some(item)
+    }
+}

@@ -1,0 +1,341 @@
+use super::*;
+
+/// LevelDB's `log::Writer`: records fragmented across 32 KiB blocks.
+fn log(records: &[Vec<u8>]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for record in records {
+        let mut rest = &record[..];
+        let mut first = true;
+        loop {
+            let left = 32768 - out.len() % 32768;
+            if left < 7 {
+                out.resize(out.len() + left, 0);
+                continue;
+            }
+            let take = rest.len().min(left - 7);
+            let last = take == rest.len();
+            let kind: u8 = match (first, last) {
+                (true, true) => 1,
+                (true, false) => 2,
+                (false, false) => 3,
+                (false, true) => 4,
+            };
+            let mut typed = vec![kind];
+            typed.extend_from_slice(&rest[..take]);
+            let crc = crc32c::crc32c(&typed);
+            let masked = crc.rotate_right(15).wrapping_add(0xa282ead8);
+            out.extend_from_slice(&masked.to_le_bytes());
+            out.extend_from_slice(&(take as u16).to_le_bytes());
+            out.extend_from_slice(&typed);
+            rest = &rest[take..];
+            first = false;
+            if last {
+                break;
+            }
+        }
+    }
+    out
+}
+
+fn varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn bytes(out: &mut Vec<u8>, b: &[u8]) {
+    varint(out, b.len() as u64);
+    out.extend_from_slice(b);
+}
+
+fn ikey(user: &str, seq: u64) -> Vec<u8> {
+    let mut k = user.as_bytes().to_vec();
+    k.extend_from_slice(&((seq << 8) | 1).to_le_bytes());
+    k
+}
+
+/// A LevelDB new-file entry (tag 7).
+fn new_file(out: &mut Vec<u8>, level: u64, number: u64, smallest: &str, largest: &str) {
+    varint(out, 7);
+    varint(out, level);
+    varint(out, number);
+    varint(out, 1000 + number);
+    bytes(out, &ikey(smallest, number));
+    bytes(out, &ikey(largest, number));
+}
+
+fn deleted(out: &mut Vec<u8>, level: u64, number: u64) {
+    varint(out, 6);
+    varint(out, level);
+    varint(out, number);
+}
+
+/// A LevelDB-like history: files flushed to level 0, compacted to 1 and
+/// 2, one moved down a level in the same edit that deletes it above.
+fn history() -> Vec<Vec<u8>> {
+    let mut first = Vec::new();
+    varint(&mut first, 1);
+    bytes(&mut first, b"leveldb.BytewiseComparator");
+    varint(&mut first, 2);
+    varint(&mut first, 3);
+    let mut flush = Vec::new();
+    new_file(&mut flush, 0, 4, "a", "m");
+    new_file(&mut flush, 0, 5, "c", "z");
+    let mut compact = Vec::new();
+    deleted(&mut compact, 0, 4);
+    deleted(&mut compact, 0, 5);
+    new_file(&mut compact, 1, 6, "a", "f");
+    new_file(&mut compact, 1, 7, "g", "z");
+    let mut moved = Vec::new();
+    deleted(&mut moved, 1, 6);
+    new_file(&mut moved, 2, 6, "a", "f");
+    let mut later = Vec::new();
+    new_file(&mut later, 0, 8, "b", "h");
+    new_file(&mut later, 0, 9, "e", "e");
+    vec![first, flush, compact, moved, later]
+}
+
+fn numbers(tables: &[&LiveTable]) -> Vec<u64> {
+    tables.iter().map(|t| t.number).collect()
+}
+
+#[test]
+fn replays_additions_deletions_and_moves() {
+    let manifest = Manifest::parse(&log(&history())).unwrap();
+    assert_eq!(manifest.comparator(), Some("leveldb.BytewiseComparator"));
+    assert_eq!(manifest.edits(), 5);
+    assert!(!manifest.truncated_tail());
+    let live: Vec<(u32, u64)> = manifest
+        .tables()
+        .iter()
+        .map(|t| (t.level, t.number))
+        .collect();
+    assert_eq!(live, [(0, 9), (0, 8), (1, 7), (2, 6)]);
+    assert_eq!(manifest.tables()[3].size, 1006);
+    assert_eq!(manifest.tables()[3].smallest_user_key(), b"a");
+}
+
+#[test]
+fn get_order_is_level_0_newest_first_then_one_table_a_level() {
+    let manifest = Manifest::parse(&log(&history())).unwrap();
+    let order = |key: &str| numbers(&manifest.get_order(0, key.as_bytes()).unwrap());
+    assert_eq!(order("e"), [9, 8, 6]);
+    assert_eq!(order("g"), [8, 7]);
+    assert_eq!(order("a"), [6]);
+    assert_eq!(order("zz"), Vec::<u64>::new());
+    assert_eq!(order("f"), [8, 6]);
+    assert!(manifest.get_order(1, b"e").unwrap().is_empty());
+}
+
+#[test]
+fn records_span_blocks_and_every_cut_reads_as_a_shorter_log() {
+    let mut records = history();
+    // An edit of 40,000 bytes: a first, a middle and a last fragment.
+    let mut big = Vec::new();
+    for n in 0..2000u64 {
+        new_file(
+            &mut big,
+            3,
+            100 + n,
+            &format!("k{n:05}"),
+            &format!("k{n:05}x"),
+        );
+    }
+    assert!(big.len() > 32768);
+    records.push(big);
+    let bytes = log(&records);
+    let whole = Manifest::parse(&bytes).unwrap();
+    assert_eq!(whole.tables().len(), 4 + 2000);
+    for cut in (0..bytes.len()).step_by(7) {
+        let prefix = Manifest::parse(&bytes[..cut]).unwrap();
+        assert!(prefix.edits() <= whole.edits());
+        assert_eq!(
+            prefix.truncated_tail(),
+            prefix.edits() < whole.edits() && cut > 0 && !at_record_end(&records, cut)
+        );
+    }
+}
+
+/// Whether `cut` falls just after a whole record (or its block's padding).
+fn at_record_end(records: &[Vec<u8>], cut: usize) -> bool {
+    (0..=records.len()).any(|n| {
+        let len = log(&records[..n]).len();
+        cut == len || (cut > len && cut.is_multiple_of(32768) && cut - len < 7)
+    })
+}
+
+#[test]
+fn a_changed_byte_is_a_checksum_error_never_a_panic() {
+    let bytes = log(&history());
+    for at in 0..bytes.len() {
+        for bit in [0x01, 0x80] {
+            let mut damaged = bytes.clone();
+            damaged[at] ^= bit;
+            let result = Manifest::parse(&damaged);
+            // A payload or type byte changed: the checksum says so.
+            let header = record_starts(&bytes)
+                .iter()
+                .any(|&s| (s..s + 6).contains(&at));
+            if !header {
+                assert!(
+                    matches!(
+                        result,
+                        Err(ManifestError::Record {
+                            what: RecordProblem::Checksum { .. }
+                                | RecordProblem::UnknownType { .. },
+                            ..
+                        })
+                    ),
+                    "byte {at} bit {bit:#x}: {result:?}"
+                );
+            }
+        }
+    }
+}
+
+fn record_starts(log: &[u8]) -> Vec<usize> {
+    let mut starts = Vec::new();
+    let mut at = 0;
+    while at + 7 <= log.len() {
+        starts.push(at);
+        at += 7 + usize::from(u16::from_le_bytes([log[at + 4], log[at + 5]]));
+    }
+    starts
+}
+
+#[test]
+fn rocksdb_edits_with_column_families_and_custom_fields() {
+    let mut create = Vec::new();
+    varint(&mut create, 200);
+    varint(&mut create, 1);
+    varint(&mut create, 201);
+    bytes(&mut create, b"other");
+    // kNewFile4: level, number, size, keys, seqnos, custom fields.
+    let new_file4 = |custom: &[(u64, &[u8])]| {
+        let mut add = Vec::new();
+        varint(&mut add, 200);
+        varint(&mut add, 1);
+        varint(&mut add, 103);
+        for v in [0, 12, 3000] {
+            varint(&mut add, v);
+        }
+        bytes(&mut add, &ikey("a", 1));
+        bytes(&mut add, &ikey("b", 2));
+        varint(&mut add, 1);
+        varint(&mut add, 2);
+        for (tag, value) in custom {
+            varint(&mut add, *tag);
+            bytes(&mut add, value);
+        }
+        varint(&mut add, 1);
+        // A tag from the future, safe to ignore.
+        varint(&mut add, (1 << 13) | 77);
+        bytes(&mut add, b"later");
+        add
+    };
+    // kEpochNumber, and kFileCreationTime (ignored).
+    let add = new_file4(&[(13, &[7]), (6, &[1, 2])]);
+    let manifest = Manifest::parse(&log(&[create.clone(), add.clone()])).unwrap();
+    assert_eq!(manifest.column_family("other"), Some(1));
+    assert_eq!(manifest.column_family("default"), Some(0));
+    let t = &manifest.tables()[0];
+    assert_eq!(
+        (t.column_family, t.level, t.number, t.size),
+        (1, 0, 12, 3000)
+    );
+    assert_eq!((t.seqnos, t.epoch_number), ((1, 2), Some(7)));
+    // A custom field not safe to ignore, unknown: an error, as in RocksDB.
+    let required = new_file4(&[(13, &[7]), ((1 << 6) | 30, b"x")]);
+    let result = Manifest::parse(&log(&[create.clone(), required]));
+    assert!(
+        matches!(
+            result,
+            Err(ManifestError::Edit {
+                what: EditProblem::UnknownRequiredField { tag: 94 },
+                ..
+            })
+        ),
+        "{result:?}"
+    );
+    // Dropping the family drops its tables.
+    let mut drop = Vec::new();
+    varint(&mut drop, 200);
+    varint(&mut drop, 1);
+    varint(&mut drop, 202);
+    let manifest = Manifest::parse(&log(&[create, add, drop])).unwrap();
+    assert!(manifest.tables().is_empty());
+    assert_eq!(manifest.column_family("other"), None);
+}
+
+#[test]
+fn an_unknown_tag_or_a_short_key_is_an_error() {
+    let mut unknown = Vec::new();
+    varint(&mut unknown, 99);
+    let result = Manifest::parse(&log(&[unknown]));
+    assert_eq!(
+        result.unwrap_err(),
+        ManifestError::Edit {
+            offset: 0,
+            what: EditProblem::UnknownTag { tag: 99 }
+        }
+    );
+    let mut short = Vec::new();
+    varint(&mut short, 7);
+    varint(&mut short, 0);
+    varint(&mut short, 4);
+    varint(&mut short, 10);
+    bytes(&mut short, b"abc");
+    assert!(matches!(
+        Manifest::parse(&log(&[short])),
+        Err(ManifestError::Edit {
+            what: EditProblem::ShortKey { len: 3 },
+            ..
+        })
+    ));
+}
+
+#[test]
+fn an_incomplete_atomic_group_is_not_applied() {
+    let grouped = |remaining: u64, number: u64| {
+        let mut edit = Vec::new();
+        varint(&mut edit, 300);
+        varint(&mut edit, remaining);
+        new_file(&mut edit, 1, number, "a", "b");
+        edit
+    };
+    let whole = Manifest::parse(&log(&[grouped(1, 4), grouped(0, 5)])).unwrap();
+    assert_eq!(whole.tables().len(), 2);
+    let cut = Manifest::parse(&log(&[grouped(1, 4)])).unwrap();
+    assert!(cut.tables().is_empty());
+}
+
+#[test]
+fn current_names_a_manifest_or_is_an_error() {
+    assert_eq!(
+        current_manifest(b"MANIFEST-000001\n"),
+        Ok("MANIFEST-000001")
+    );
+    for bad in [
+        &b"MANIFEST-000001"[..],
+        b"MANIFEST-\n",
+        b"MANIFEST-12a\n",
+        b"../MANIFEST-1\n",
+        b"",
+    ] {
+        assert!(current_manifest(bad).is_err(), "{bad:?}");
+    }
+}
+
+#[test]
+fn unknown_comparators_have_no_get_order() {
+    let mut edit = Vec::new();
+    varint(&mut edit, 1);
+    bytes(&mut edit, b"my.Comparator");
+    let manifest = Manifest::parse(&log(&[edit])).unwrap();
+    assert!(matches!(
+        manifest.get_order(0, b"k"),
+        Err(ManifestError::UnknownComparator { .. })
+    ));
+}
