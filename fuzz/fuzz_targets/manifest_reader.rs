@@ -1,0 +1,35 @@
+//! Any bytes as a MANIFEST (and as a CURRENT file): replaying the version
+//! edits and asking the Get order of a key returns or errs, never panics,
+//! and holds at most a multiple of the input's size: each record is copied
+//! once, and each live table keeps its two keys (from the record) and a
+//! fixed-size entry (about 120 bytes) for at least 22 bytes of input.
+#![no_main]
+
+use leveldb_filter::db::{current_manifest, Manifest};
+use libfuzzer_sys::fuzz_target;
+
+#[path = "../../tests/it/peak/mod.rs"]
+mod peak;
+
+#[global_allocator]
+static GLOBAL: peak::Peak = peak::Peak;
+
+fn read(data: &[u8]) {
+    let _ = current_manifest(data);
+    if let Ok(manifest) = Manifest::parse(data) {
+        for table in manifest.tables().iter().take(64) {
+            let _ = manifest.get_order(table.column_family, table.smallest_user_key());
+            let _ = manifest.get_order(table.column_family, table.largest_user_key());
+        }
+        let _ = manifest.get_order(0, b"");
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let ((), peak) = peak::peak_during(|| read(data));
+    assert!(
+        peak <= 16 * data.len() + (1 << 20),
+        "{peak} bytes at peak for {} bytes of input",
+        data.len()
+    );
+});
