@@ -1,7 +1,11 @@
-//! `ldbfilter`: LevelDB filters and filter blocks from the shell, as hex text.
+//! `ldbfilter`: LevelDB's and RocksDB's tables, databases and filters from
+//! the shell.
 //!
-//! Every command reads all of its input before it writes anything, so bad input
-//! gets one line on stderr, a non-zero exit and no partial output.
+//! Each table's report is made whole before any of it is written, so a
+//! table that does not read gets one line on stderr and nothing on stdout;
+//! the filter commands read all of their input first. Exit status: 0 all
+//! well, 1 a problem found in the data, 2 a usage error or input that
+//! cannot be read; a closed stdout ends the run quietly.
 
 use std::fmt;
 use std::io::{self, Write};
@@ -22,10 +26,15 @@ use leveldb_filter::HashVariant;
 
 use report::shown;
 
-/// LevelDB SST filters: build and probe Bloom filters and filter blocks, byte for
+/// LevelDB's and RocksDB's SST filters: verify, inspect and probe tables and
+/// whole databases; build and probe Bloom filters and filter blocks byte for
 /// byte as LevelDB 1.23. Hex is lowercase on output; the empty key is an empty line.
 #[derive(Parser)]
-#[command(name = "ldbfilter", version)]
+#[command(
+    name = "ldbfilter",
+    version,
+    after_help = "Exit status: 0 all is well; 1 a problem found in the data (a filter mismatch, a damaged table or MANIFEST, a missing live table); 2 a usage error or input that cannot be read. A closed stdout ends the run quietly, status 0."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -110,6 +119,16 @@ impl Failure {
             Failure::File { .. } => Status::Problem,
             Failure::Write(e) if e.kind() == io::ErrorKind::BrokenPipe => Status::Closed,
             _ => Status::Unusable,
+        }
+    }
+}
+
+impl Failure {
+    /// Whether the failure is of a file in `dir` (or `dir` itself).
+    pub(crate) fn is_about(&self, dir: &std::path::Path) -> bool {
+        match self {
+            Failure::File { path, .. } | Failure::Unreadable { path, .. } => path.starts_with(dir),
+            _ => false,
         }
     }
 }

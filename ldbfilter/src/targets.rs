@@ -105,8 +105,10 @@ impl Targets {
             }
         }
         match table_files(dir) {
-            Ok((tables, others)) if tables.is_empty() && self.problems.is_empty() => {
-                let _ = others;
+            // Nothing to check, and nothing said yet of the directory.
+            Ok((tables, _))
+                if tables.is_empty() && !self.problems.iter().any(|p| p.is_about(dir)) =>
+            {
                 self.problems.push(Failure::Unreadable {
                     path: dir.to_owned(),
                     what: "holds no table files (.ldb, .sst) and no CURRENT".into(),

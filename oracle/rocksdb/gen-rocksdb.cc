@@ -30,6 +30,8 @@
 #include <string>
 #include <vector>
 
+#include "../db/common.h"
+
 using namespace rocksdb;
 
 // RocksDB's 64-bit key hash (util/hash.h, not in the public headers; the
@@ -45,25 +47,6 @@ static void check(const Status& s, const std::string& what) {
   }
 }
 
-static std::string hex(const std::string& s) {
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : s) {
-    out.push_back(digits[c >> 4]);
-    out.push_back(digits[c & 15]);
-  }
-  return out;
-}
-
-struct Rng {
-  uint64_t x;
-  uint64_t next() {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return x;
-  }
-};
 
 struct Spec {
   std::string name;

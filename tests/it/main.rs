@@ -11,6 +11,7 @@ mod vectors;
 
 mod allocations;
 mod bounds;
+mod db;
 mod golden;
 mod leveldb_tests;
 mod properties;

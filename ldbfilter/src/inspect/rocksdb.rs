@@ -254,9 +254,17 @@ pub(super) fn report(
         let (bytes, keys) = stats.iter().flatten().fold((0, 0), |(b, k), st| {
             (b + st.bytes - 5, k + st.keys.unwrap_or(0))
         });
+        let measured = match measured {
+            Some(m) => format!(
+                ", measured on {} neighbouring absent keys {:.4}%",
+                m.probed,
+                100.0 * m.rate()
+            ),
+            None => String::new(),
+        };
         writeln!(
             out,
-            "summary: {}: rocksdb table fv{} {}, {} data blocks, {} keys, filter {} ({}), {} filters, {:.2} bits/key",
+            "summary: {}: rocksdb table fv{} {}, {} data blocks, {} keys, filter {} ({}), {} filters, {:.2} bits/key{measured}",
             shown(path),
             footer.format_version,
             footer.checksum,
@@ -268,5 +276,5 @@ pub(super) fn report(
             bytes as f64 * 8.0 / keys.max(1) as f64
         )
     };
-    write(out).map_err(|e| Failure::Io("writing stdout".into(), e))
+    write(out).map_err(Failure::Write)
 }

@@ -22,6 +22,7 @@ mod vectors;
 mod run;
 
 mod bounds;
+mod database;
 mod filters;
 mod hostile;
 mod leveldb;

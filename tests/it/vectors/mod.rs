@@ -242,3 +242,100 @@ pub fn ribbon_keys(spec: &str) -> Vec<Vec<u8>> {
     }
     keys
 }
+
+/// A database the real engine wrote (`testdata/db/*/`, made by the
+/// generators in `oracle/db/`): its directory, the live tables the engine
+/// lists, and what its `Get` returned for probe keys.
+pub struct GoldenDb {
+    pub name: String,
+    pub dir: PathBuf,
+    pub live: Vec<LiveRow>,
+    pub gets: Vec<GetRow>,
+}
+
+/// A live table as the engine lists it.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct LiveRow {
+    pub family: String,
+    pub level: u32,
+    pub number: u64,
+    pub size: u64,
+    /// The smallest and largest user keys.
+    pub range: (Vec<u8>, Vec<u8>),
+}
+
+/// A key and what the engine's `Get` did with it: whether it found it,
+/// and for RocksDB the tables whose filter ruled it out (the ticker
+/// `rocksdb.bloom.filter.useful` across the `Get`).
+pub struct GetRow {
+    pub family: String,
+    pub key: Vec<u8>,
+    pub found: bool,
+    pub useful: Option<u64>,
+}
+
+/// The golden databases, and those the directories in `DB_VECTORS` (colon
+/// separated) hold: CI writes fresh ones with the live engines.
+pub fn databases() -> Vec<GoldenDb> {
+    let mut roots: Vec<PathBuf> = Vec::new();
+    if let Ok(dir) = std::fs::read_dir(testdata().join("db")) {
+        roots.extend(
+            dir.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.join("db").is_dir()),
+        );
+    }
+    if let Some(extra) = std::env::var_os("DB_VECTORS") {
+        roots.extend(std::env::split_paths(&extra));
+    }
+    roots.sort();
+    roots
+        .into_iter()
+        .map(|root| {
+            let text = |name: &str| std::fs::read_to_string(root.join(name)).unwrap();
+            let hex = unhex;
+            let live = text("live.txt")
+                .lines()
+                .map(|line| {
+                    let f: Vec<&str> = line.split(' ').collect();
+                    // LevelDB's lines have no column family.
+                    let f = if f.len() == 5 {
+                        [&["default"], &f[..]].concat()
+                    } else {
+                        f
+                    };
+                    LiveRow {
+                        family: f[0].to_string(),
+                        level: f[1].parse().unwrap(),
+                        number: f[2].parse().unwrap(),
+                        size: f[3].parse().unwrap(),
+                        range: (hex(f[4]), hex(f[5])),
+                    }
+                })
+                .collect();
+            let gets = text("gets.txt")
+                .lines()
+                .map(|line| {
+                    let f: Vec<&str> = line.split(' ').collect();
+                    let f = if f.len() == 2 {
+                        [&["default"], &f[..]].concat()
+                    } else {
+                        f
+                    };
+                    GetRow {
+                        family: f[0].to_string(),
+                        key: hex(f[1]),
+                        found: f[2] == "found",
+                        useful: f.get(3).map(|u| u.parse().unwrap()),
+                    }
+                })
+                .collect();
+            GoldenDb {
+                name: root.file_name().unwrap().to_string_lossy().into_owned(),
+                dir: root.join("db"),
+                live,
+                gets,
+            }
+        })
+        .collect()
+}

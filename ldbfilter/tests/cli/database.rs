@@ -1,0 +1,300 @@
+//! Database directories through the command line: the live tables from the
+//! MANIFEST, `Get` walks checked against what the real engines' `Get`s did,
+//! the JSON stream, exit statuses, and damage of each kind named.
+
+use std::path::Path;
+use std::process::Output;
+
+use crate::run::ldbfilter;
+use crate::vectors::{databases, GoldenDb};
+
+fn run(args: &[&str]) -> Output {
+    ldbfilter(args, "")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+fn json_lines(out: &Output) -> Vec<serde_json::Value> {
+    stdout(out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn verify_a_database_checks_its_live_tables_and_sums_up() {
+    for db in databases() {
+        let dir = db.dir.to_str().unwrap();
+        let out = run(&["verify", dir]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}: {}",
+            db.name,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = stdout(&out);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), db.live.len() + 1, "{text}");
+        assert!(
+            lines[..db.live.len()]
+                .iter()
+                .all(|l| l.contains(": OK ") && l.contains("(level ")),
+            "{text}"
+        );
+        let want = format!(
+            "summary: {n} tables: {n} well, 0 with problems, 0 unreadable",
+            n = db.live.len()
+        );
+        assert!(lines[db.live.len()].starts_with(&want), "{text}");
+
+        let out = run(&["verify", "--json", dir]);
+        let objects = json_lines(&out);
+        let (tables, rest) = objects.split_at(db.live.len());
+        assert!(tables
+            .iter()
+            .all(|t| t["type"] == "table" && t["status"] == "ok" && t["level"].is_u64()));
+        let numbers: std::collections::BTreeSet<u64> = tables
+            .iter()
+            .map(|t| t["file_number"].as_u64().unwrap())
+            .collect();
+        let live: std::collections::BTreeSet<u64> = db.live.iter().map(|t| t.number).collect();
+        assert_eq!(numbers, live, "{}", db.name);
+        assert_eq!(rest.len(), 1);
+        assert_eq!(rest[0]["type"], "summary");
+        assert_eq!(rest[0]["exit_code"], 0);
+        assert_eq!(rest[0]["tables"].as_u64(), Some(db.live.len() as u64));
+    }
+}
+
+/// `probe DIR` walks the live tables as `Get` does: every key the engine's
+/// `Get` found is found, and in RocksDB the tables skipped by their filters
+/// are the ones RocksDB's own ticker counted for that `Get`.
+#[test]
+fn probe_walks_tables_as_the_engines_get_does() {
+    for db in databases() {
+        let families: std::collections::BTreeSet<&str> =
+            db.gets.iter().map(|g| g.family.as_str()).collect();
+        for family in families {
+            let gets: Vec<_> = db.gets.iter().filter(|g| g.family == family).collect();
+            let keys: String = gets.iter().map(|g| format!("{}\n", hex(&g.key))).collect();
+            let out = ldbfilter(
+                &[
+                    "probe",
+                    "--json",
+                    "--column-family",
+                    family,
+                    db.dir.to_str().unwrap(),
+                ],
+                &keys,
+            );
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let answers = json_lines(&out);
+            assert_eq!(answers.len(), gets.len());
+            let mut counted = 0;
+            for (get, answer) in gets.iter().zip(&answers) {
+                assert_eq!(answer["key_hex"], hex(&get.key));
+                if get.found {
+                    assert_eq!(answer["outcome"], "found", "{} {family} {answer}", db.name);
+                }
+                if let Some(useful) = get.useful {
+                    assert_eq!(
+                        answer["skipped_by_filter"].as_u64(),
+                        Some(useful),
+                        "{} {family} {answer}",
+                        db.name
+                    );
+                    counted += useful;
+                }
+            }
+            if gets.iter().any(|g| g.useful.is_some()) {
+                assert!(
+                    counted > 0,
+                    "{}: some Get skipped a table by its filter",
+                    db.name
+                );
+            }
+        }
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A copy of a golden database, to damage.
+fn copy(db: &GoldenDb) -> tempfile::TempDir {
+    let to = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(&db.dir).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, to.path().join(path.file_name().unwrap())).unwrap();
+    }
+    to
+}
+
+fn table_file(dir: &Path, number: u64) -> std::path::PathBuf {
+    ["ldb", "sst"]
+        .iter()
+        .map(|ext| dir.join(format!("{number:06}.{ext}")))
+        .find(|p| p.exists())
+        .unwrap()
+}
+
+#[test]
+fn damage_is_named_with_what_it_means_and_exit_1() {
+    for db in databases() {
+        let copy = copy(&db);
+        let dir = copy.path();
+        let (victim, gone) = (db.live[0].number, db.live[1].number);
+        // A flipped byte in the first data block: its checksum fails.
+        let path = table_file(dir, victim);
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[10] ^= 0x40;
+        std::fs::write(&path, bytes).unwrap();
+        std::fs::remove_file(table_file(dir, gone)).unwrap();
+        let out = run(&["verify", dir.to_str().unwrap()]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(
+            stderr.contains(&format!("{gone:06}."))
+                && stderr.contains("missing: the MANIFEST lists it live"),
+            "{stderr}"
+        );
+        assert!(
+            stderr.contains(&format!("{victim:06}."))
+                && stderr.contains("checksum mismatch")
+                && stderr.contains("the bytes are damaged"),
+            "{stderr}"
+        );
+        let text = stdout(&out);
+        let summary = text.lines().last().unwrap();
+        let well = db.live.len() - 2;
+        // The missing table is a problem, not a table worked on.
+        assert!(
+            summary.starts_with(&format!(
+                "summary: {} tables: {well} well, 2 with problems",
+                db.live.len() - 1
+            )),
+            "{summary}"
+        );
+        assert!(summary.ends_with("exit 1"), "{summary}");
+        // In JSON, the errors are objects of the stream.
+        let objects = json_lines(&run(&["verify", "--json", dir.to_str().unwrap()]));
+        let errors: Vec<_> = objects.iter().filter(|o| o["type"] == "error").collect();
+        assert_eq!(errors.len(), 2, "{objects:?}");
+        assert!(errors
+            .iter()
+            .all(|e| e["problem"] == "damaged" && e["hint"].is_string()));
+        assert_eq!(objects.last().unwrap()["exit_code"], 1);
+
+        // A MANIFEST with a changed byte: said, and every table file
+        // present checked instead.
+        let current = std::fs::read_to_string(dir.join("CURRENT")).unwrap();
+        let manifest = dir.join(current.trim());
+        let mut bytes = std::fs::read(&manifest).unwrap();
+        bytes[20] ^= 1;
+        std::fs::write(&manifest, bytes).unwrap();
+        let out = run(&["verify", dir.to_str().unwrap()]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(
+            stderr.contains("MANIFEST")
+                && stderr.contains("checksum mismatch")
+                && stderr.contains("will not open the database"),
+            "{stderr}"
+        );
+        assert!(
+            stdout(&out).lines().count() >= db.live.len() - 2,
+            "the tables present are still checked"
+        );
+    }
+}
+
+#[test]
+fn exit_statuses_and_a_closed_pipe() {
+    let db = &databases()[0];
+    let dir = db.dir.to_str().unwrap();
+    // `inspect DIR | head -1`: exit 0 and nothing on stderr.
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "set -o pipefail; \"$L\" inspect \"{dir}\" | head -1; echo \"status $?\" >&2"
+        ))
+        .env("L", env!("CARGO_BIN_EXE_ldbfilter"))
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "status 0\n");
+    assert_eq!(stdout(&out).lines().count(), 1);
+    // A usage error, a missing path, an empty directory: exit 2.
+    let empty = tempfile::tempdir().unwrap();
+    for args in [
+        &["verify", "--no-such-option", dir][..],
+        &["verify", "/nonexistent/db"],
+        &["inspect", empty.path().to_str().unwrap()],
+    ] {
+        let out = run(args);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // --all-files takes every table file present; a directory's other
+    // files are skipped, never errors.
+    let out = run(&["verify", "--all-files", dir]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let tables = std::fs::read_dir(&db.dir)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "ldb" || x == "sst")
+        })
+        .count();
+    assert_eq!(stdout(&out).lines().count(), tables + 1);
+}
+
+#[test]
+fn probe_takes_text_keys_and_inspect_shows_the_database() {
+    for db in databases() {
+        let (family, number, (smallest, largest)) =
+            (&db.live[0].family, db.live[0].number, &db.live[0].range);
+        let dir = db.dir.to_str().unwrap();
+        let key = String::from_utf8(smallest.clone()).unwrap();
+        let out = run(&["probe", "--text", "--column-family", family, dir, &key]);
+        let text = stdout(&out);
+        assert!(
+            text.lines()
+                .last()
+                .unwrap()
+                .starts_with(&format!("{key} get found in ")),
+            "{text}"
+        );
+        let objects = json_lines(&run(&["inspect", "--json", dir]));
+        let table = objects.iter().find(|o| o["file_number"] == number).unwrap();
+        assert_eq!(table["level"], db.live[0].level);
+        assert_eq!(table["column_family"], family.as_str());
+        assert_eq!(table["comparator"], "leveldb.BytewiseComparator");
+        assert_eq!(table["smallest_key_hex"], hex(smallest), "{table}");
+        assert_eq!(table["largest_key_hex"], hex(largest), "{table}");
+        assert!(
+            table["filter"]["measured_fpr"]["probed"].as_u64().unwrap() > 0,
+            "{table}"
+        );
+    }
+}
