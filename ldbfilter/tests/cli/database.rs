@@ -298,3 +298,26 @@ fn probe_takes_text_keys_and_inspect_shows_the_database() {
         );
     }
 }
+
+/// Shell completions and the manual page name every command.
+#[test]
+fn completions_and_a_manual_page() {
+    for shell in ["bash", "zsh", "fish"] {
+        let out = run(&["completions", shell]);
+        assert_eq!(out.status.code(), Some(0));
+        let script = stdout(&out);
+        assert!(
+            ["verify", "inspect", "probe", "all-files", "json"]
+                .iter()
+                .all(|w| script.contains(w)),
+            "{shell}"
+        );
+    }
+    let out = run(&["man"]);
+    assert_eq!(out.status.code(), Some(0));
+    let page = stdout(&out);
+    assert!(
+        page.starts_with(".ie") && page.contains(".TH ldbfilter 1") && page.contains("Exit status")
+    );
+    assert_eq!(run(&["completions", "nosh"]).status.code(), Some(2));
+}
