@@ -201,7 +201,7 @@ fn main() -> ExitCode {
         Err(failure) => {
             let status = failure.status();
             if status != Status::Closed {
-                eprintln!("ldbfilter: {failure}");
+                crate::report::say(format_args!("{failure}"));
             }
             status.code()
         }
@@ -234,7 +234,7 @@ fn usage_error(e: &clap::Error) -> ExitCode {
         let _ = e.print();
         return ExitCode::SUCCESS;
     }
-    eprintln!("ldbfilter: {}", one_line_usage(e));
+    crate::report::say(format_args!("{}", one_line_usage(e)));
     Status::Unusable.code()
 }
 

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use leveldb_filter::db::{LiveTable, Manifest};
 use leveldb_filter::leveldb::{
-    detect, holds_key, probe, Basis, Detected, Evidence, KeyFormat, Probe, Table,
+    detect, holds_key, probe, Basis, Detected, Evidence, KeyFormat, Probe, Table, VerifyOptions,
 };
 use leveldb_filter::rocksdb;
 use leveldb_filter::{BloomFilterPolicy, HashVariant};
@@ -131,13 +131,13 @@ pub fn run(args: &ProbeArgs) -> Status {
     match result {
         Ok(None) => Status::Well,
         Ok(Some(problem)) => {
-            eprintln!("ldbfilter: {}: {problem}", shown(path));
+            crate::report::say(format_args!("{}: {problem}", shown(path)));
             Status::Problem
         }
         Err(failure) => {
             let status = failure.status();
             if status != Status::Closed {
-                eprintln!("ldbfilter: {failure}");
+                crate::report::say(format_args!("{failure}"));
             }
             status
         }
@@ -211,12 +211,12 @@ fn leveldb(
     } = detect(&table, evidence, args.detect.options(None)).map_err(table_error(path))?;
     if let Some(found) = found.as_ref().filter(|f| f.basis == Basis::Guess) {
         // Which LevelDB reads the table decides; say so.
-        eprintln!(
-            "ldbfilter: {}: note: the hash variant of {} is a guess ({}): the table does not tell; --hash signed or unsigned says which reader to answer as",
+        crate::report::say(format_args!(
+            "{}: note: the hash variant of {} is a guess ({}): the table does not tell; --hash signed or unsigned says which reader to answer as",
             shown(path),
             escaped(&found.filter.name),
             variant_word(found)
-        );
+        ));
     }
     let policy = found
         .and_then(|found| found.variant)
@@ -308,10 +308,11 @@ fn database(
         ))
     })?;
     manifest
-        .key_order()
+        .key_order(family)
         .map_err(|e| Failure::Input(format!("{}: {e}", shown(dir))))?;
     let mut tables = Tables {
         dir,
+        rocksdb: manifest.is_rocksdb(),
         detect: &args.detect,
         loaded: HashMap::new(),
         bytes: 0,
@@ -449,6 +450,8 @@ const MAY_NOT_FOUND: &str = "may-match";
 /// [`MAX_HELD`] bytes held at once), with how each one's filter hashes.
 struct Tables<'d> {
     dir: &'d Path,
+    /// Whether RocksDB wrote the database (its file names come first).
+    rocksdb: bool,
     detect: &'d crate::tables::Detect,
     loaded: HashMap<u64, Held>,
     bytes: usize,
@@ -481,7 +484,7 @@ impl Tables<'_> {
     /// The table, read on first use; `Err` with its path if it does not read.
     fn held(&mut self, live: &LiveTable) -> Result<&Held, PathBuf> {
         if !self.loaded.contains_key(&live.number) {
-            let names = live.file_names().map(|n| self.dir.join(n));
+            let names = live.file_names(self.rocksdb).map(|n| self.dir.join(n));
             let path = names
                 .iter()
                 .find(|p| p.is_file())
@@ -491,7 +494,13 @@ impl Tables<'_> {
                 path: path.clone(),
                 live: None,
             };
-            let bytes = Loaded::read(&target).map_err(|_| path.clone())?.bytes;
+            let mut bytes = Loaded::read(&target).map_err(|_| path.clone())?.bytes;
+            // The engines open a table at the size the MANIFEST records:
+            // its footer is read there.
+            if (bytes.len() as u64) < live.size {
+                return Err(path);
+            }
+            bytes.truncate(live.size as usize);
             if self.bytes + bytes.len() > MAX_HELD {
                 self.loaded.clear();
                 self.bytes = 0;
@@ -500,7 +509,10 @@ impl Tables<'_> {
                 Format::RocksDb => None,
                 Format::LevelDb => {
                     let table = Table::open_for_lookups(&bytes).map_err(|_| path.clone())?;
-                    let options = self.detect.options(None);
+                    let options = VerifyOptions {
+                        key_format: Some(KeyFormat::Internal),
+                        ..self.detect.options(None)
+                    };
                     detect(&table, Evidence::Reads(None), options)
                         .ok()
                         .and_then(|d| d.filter)

@@ -105,6 +105,13 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
 }
 
 /// An error of the table at `path`, said with its path.
+/// A line on stderr, `ldbfilter: ` first; a closed stderr is ignored (the
+/// exit status still says what happened).
+pub(crate) fn say(line: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let _ = writeln!(io::stderr(), "ldbfilter: {line}");
+}
+
 /// An error of the table at `path`, said with its path and what it means.
 pub(crate) fn table_error(path: &Path) -> impl Fn(leveldb_filter::Error) -> Failure + '_ {
     move |e| Failure::File {

@@ -82,7 +82,12 @@ impl Loaded {
     pub(crate) fn read(target: &Target) -> Result<Self, Failure> {
         let path = &target.path;
         if let Some(live) = &target.live {
-            let len = file_len(path);
+            let len = std::fs::metadata(path)
+                .map_err(|e| Failure::Unreadable {
+                    path: path.clone(),
+                    what: e.to_string(),
+                })?
+                .len();
             if len != live.size {
                 return Err(Failure::File {
                     path: path.clone(),
@@ -163,13 +168,16 @@ pub(crate) struct Report {
     pub(crate) well: bool,
 }
 
-/// Counts for the run summary.
+/// Counts for the run summary: the tables worked on (each well, with a
+/// problem, or unreadable), and the problems of the databases themselves
+/// (their MANIFEST, a live table missing).
 #[derive(Default)]
 struct Tally {
     tables: usize,
     well: usize,
     problems: usize,
     unreadable: usize,
+    databases: usize,
 }
 
 impl Tally {
@@ -201,7 +209,8 @@ impl Output {
             let line = one_line_json(&ErrorJson::new(failure)).map_err(Failure::Write)?;
             return self.write(format!("{line}\n").as_bytes());
         }
-        self.bar.suspend(|| eprintln!("ldbfilter: {failure}"));
+        self.bar
+            .suspend(|| crate::report::say(format_args!("{failure}")));
         Ok(())
     }
 }
@@ -245,7 +254,7 @@ pub(crate) fn run_tables(
         Ok(()) => status,
         Err(failure) => {
             if failure.status() != Status::Closed {
-                eprintln!("ldbfilter: {failure}");
+                crate::report::say(format_args!("{failure}"));
             }
             status.max(failure.status())
         }
@@ -261,9 +270,39 @@ fn run(
     each: &(impl Fn(&Target) -> Result<Report, Failure> + Sync),
 ) -> Result<(), Failure> {
     for problem in &targets.problems {
-        tally.failed(problem);
+        tally.databases += 1;
         *status = (*status).max(problem.status());
         out.failure(problem)?;
+    }
+    let mut deliver = |i: usize, report: Result<Report, Failure>| {
+        tally.tables += 1;
+        let written = match report {
+            Ok(report) => {
+                if report.well {
+                    tally.well += 1;
+                } else {
+                    tally.problems += 1;
+                    *status = (*status).max(Status::Problem);
+                }
+                out.write(&report.out)
+            }
+            Err(failure) => {
+                tally.failed(&failure);
+                *status = (*status).max(failure.status());
+                out.failure(&failure)
+            }
+        };
+        out.bar.inc(file_len(&targets.tables[i].path));
+        out.bar
+            .set_message(format!("{}/{} tables", i + 1, targets.tables.len()));
+        written
+    };
+    // One table, or one job: no threads (nor their stacks and arenas).
+    if targets.tables.len() < 2 || jobs == Some(1) {
+        for (i, target) in targets.tables.iter().enumerate() {
+            deliver(i, each(target))?;
+        }
+        return Ok(());
     }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.map_or(0, usize::from))
@@ -293,32 +332,11 @@ fn run(
         for (i, report) in receive {
             waiting.insert(i, report);
             while let Some(report) = waiting.remove(&next) {
-                let target = &targets.tables[next];
-                next += 1;
-                tally.tables += 1;
-                let written = match report {
-                    Ok(report) => {
-                        if report.well {
-                            tally.well += 1;
-                        } else {
-                            tally.problems += 1;
-                            *status = (*status).max(Status::Problem);
-                        }
-                        out.write(&report.out)
-                    }
-                    Err(failure) => {
-                        tally.failed(&failure);
-                        *status = (*status).max(failure.status());
-                        out.failure(&failure)
-                    }
-                };
-                if let Err(failure) = written {
+                if let Err(failure) = deliver(next, report) {
                     stop.store(true, AtomicOrdering::Relaxed);
                     return Err(failure);
                 }
-                out.bar.inc(file_len(&target.path));
-                out.bar
-                    .set_message(format!("{next}/{} tables", targets.tables.len()));
+                next += 1;
             }
         }
         Ok(())
@@ -364,6 +382,7 @@ fn summary(
             well: tally.well,
             problems: tally.problems,
             unreadable: tally.unreadable,
+            database_problems: tally.databases,
             skipped: targets.skipped,
             exit_code,
         };
@@ -373,6 +392,12 @@ fn summary(
             "summary: {} tables: {} well, {} with problems, {} unreadable",
             tally.tables, tally.well, tally.problems, tally.unreadable
         );
+        if tally.databases > 0 {
+            line.push_str(&format!(
+                "; {} problems of the databases themselves (MANIFEST, missing tables)",
+                tally.databases
+            ));
+        }
         if targets.skipped > 0 {
             line.push_str(&format!(
                 "; {} other files in the directories skipped (logs, MANIFEST, files not live: --all-files takes every table file)",
@@ -395,6 +420,9 @@ struct SummaryJson {
     well: usize,
     problems: usize,
     unreadable: usize,
+    /// Problems of the databases beyond their tables: a MANIFEST that does
+    /// not read, a live table missing.
+    database_problems: usize,
     skipped: usize,
     exit_code: u8,
 }

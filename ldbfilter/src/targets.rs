@@ -129,7 +129,8 @@ impl Targets {
     /// The database's live tables in the MANIFEST's order; a live table
     /// whose file is missing is a problem; other files are skipped.
     fn database(&mut self, mut database: Database) {
-        let names = |t: &LiveTable| t.file_names().map(|n| database.dir.join(n));
+        let rocksdb = database.manifest.is_rocksdb();
+        let names = |t: &LiveTable| t.file_names(rocksdb).map(|n| database.dir.join(n));
         let files: Vec<Option<PathBuf>> = database
             .manifest
             .tables()
@@ -150,23 +151,29 @@ impl Targets {
                         number: table.number,
                         column_family,
                         size: table.size,
-                        comparator: database.manifest.comparator().map(str::to_string),
+                        comparator: database
+                            .manifest
+                            .comparator(table.column_family)
+                            .map(str::to_string),
                         key_range: (
                             table.smallest_user_key().to_vec(),
                             table.largest_user_key().to_vec(),
                         ),
                     }),
                 }),
-                None => self.problems.push(Failure::File {
-                    path: names(table)[if table.path_id > 0 { 1 } else { 0 }].clone(),
+                // In another of RocksDB's `db_paths`: not here to read.
+                None if table.path_id > 0 => self.problems.push(Failure::Unreadable {
+                    path: names(table)[0].clone(),
                     what: format!(
-                        "missing: the MANIFEST lists it live at level {}{}",
-                        table.level,
-                        if table.path_id > 0 {
-                            " in another of RocksDB's db_paths"
-                        } else {
-                            ""
-                        }
+                        "live at level {} in RocksDB's db_paths[{}], another directory: name its files to check them",
+                        table.level, table.path_id
+                    ),
+                }),
+                None => self.problems.push(Failure::File {
+                    path: names(table)[0].clone(),
+                    what: format!(
+                        "missing: the MANIFEST lists it live at level {}",
+                        table.level
                     ),
                     hint: Some(MISSING),
                 }),
@@ -210,6 +217,12 @@ pub(crate) fn read_database(dir: &Path, current: &Path) -> Result<Database, Fail
         _ => unreadable(&path, e),
     })?;
     let manifest = Manifest::parse(&log).map_err(|e| damaged(&path, e.to_string()))?;
+    if manifest.truncated_tail() {
+        crate::report::say(format_args!(
+            "{}: note: it ends in a record cut short (a write that did not finish), which LevelDB and RocksDB pass over too",
+            crate::report::shown(&path)
+        ));
+    }
     Ok(Database {
         dir: dir.to_owned(),
         manifest,

@@ -121,8 +121,10 @@ impl<'a> Records<'a> {
             }
             self.at += end;
             if kind == 0 && length == 0 {
-                // Preallocated space (RocksDB) or an mmap writer's padding.
-                continue;
+                // Preallocated space (RocksDB) or an mmap writer's padding:
+                // the rest of the block is dropped, as both engines drop it.
+                self.at += left_in_block - end;
+                return Some(Ok((offset, 0, &[])));
             }
             let expected = unmask(u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]));
             let found = crc32c::crc32c(&rest[6..end]);
@@ -157,7 +159,15 @@ impl Iterator for Records<'_> {
                 Some(Ok(physical)) => physical,
             };
             let problem = |what| Err((offset as u64, what));
+            // A first fragment with no bytes, then a full or first record:
+            // what an old writer left, which both engines pass over.
+            if matches!(kind, 1 | 2 | 5 | 6) && record.as_ref().is_some_and(|r| r.1.is_empty()) {
+                record = None;
+            }
             match (kind, &mut record) {
+                // Dropped padding ends a fragmented record: an error.
+                (0, Some(_)) if payload.is_empty() => break problem(RecordProblem::MissingEnd),
+                (0, None) if payload.is_empty() => {}
                 (1 | 5, None) => break Ok((offset as u64, payload.to_vec())),
                 (2 | 6, None) => record = Some((offset, payload.to_vec())),
                 (3 | 7, Some((_, bytes))) => bytes.extend_from_slice(payload),
@@ -168,8 +178,9 @@ impl Iterator for Records<'_> {
                 (3 | 4 | 7 | 8, None) => break problem(RecordProblem::MissingStart),
                 (1 | 2 | 5 | 6, Some(_)) => break problem(RecordProblem::MissingEnd),
                 // RocksDB's records of timestamp sizes (WALs), which a
-                // MANIFEST does not hold; skipped as metadata.
-                (10 | 11, _) => {}
+                // MANIFEST does not hold, and types it marks as safe to
+                // ignore (bit 7): skipped as metadata.
+                (10 | 11 | 128.., _) => {}
                 (kind, _) => break problem(RecordProblem::UnknownType { kind }),
             }
         };

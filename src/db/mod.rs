@@ -81,13 +81,18 @@ impl LiveTable {
         user_key(&self.largest)
     }
 
-    /// The table's file names, in the order LevelDB's table cache tries
-    /// them (`.ldb`, then the older `.sst`); RocksDB writes `.sst` only.
-    pub fn file_names(&self) -> [String; 2] {
-        [
+    /// The table's file names, in the order the engine's table cache
+    /// tries them: LevelDB's `.ldb`, then the older `.sst`; RocksDB's
+    /// `.sst`, then `.ldb`.
+    pub fn file_names(&self, rocksdb: bool) -> [String; 2] {
+        let (ldb, sst) = (
             format!("{:06}.ldb", self.number),
             format!("{:06}.sst", self.number),
-        ]
+        );
+        match rocksdb {
+            true => [sst, ldb],
+            false => [ldb, sst],
+        }
     }
 
     /// RocksDB's `NewestFirstByEpochNumber` for level 0, which is LevelDB's
@@ -135,11 +140,13 @@ impl KeyOrder {
 /// tables of each.
 #[derive(Clone, Debug, Default)]
 pub struct Manifest {
-    comparator: Option<String>,
+    /// Each column family's comparator, where its edits name one.
+    comparators: BTreeMap<u32, String>,
     column_families: BTreeMap<u32, String>,
     tables: Vec<LiveTable>,
     edits: usize,
     truncated_tail: bool,
+    rocksdb: bool,
 }
 
 impl Manifest {
@@ -153,29 +160,32 @@ impl Manifest {
                 record.map_err(|(offset, what)| ManifestError::Record { offset, what })?;
             let edit =
                 Edit::decode(&record).map_err(|what| ManifestError::Edit { offset, what })?;
-            replay.apply(edit);
+            replay
+                .apply(edit)
+                .map_err(|what| ManifestError::Edit { offset, what })?;
         }
-        let mut manifest = replay.finish();
+        let mut manifest = replay.finish()?;
         manifest.truncated_tail = records.truncated_tail();
         Ok(manifest)
     }
 
-    /// The comparator the database was created with, as named in the
-    /// MANIFEST (`None` if it names none).
-    pub fn comparator(&self) -> Option<&str> {
-        self.comparator.as_deref()
+    /// The comparator of column family `column_family` (LevelDB's one is
+    /// 0), as its edits name it (`None` if they name none).
+    pub fn comparator(&self, column_family: u32) -> Option<&str> {
+        self.comparators.get(&column_family).map(String::as_str)
     }
 
-    /// The key order of the comparator; `Err` with its name for one this
-    /// crate does not order keys by. A MANIFEST naming no comparator is
-    /// bytewise, the engines' default.
-    pub fn key_order(&self) -> Result<KeyOrder, ManifestError> {
-        match self.comparator() {
-            None => Ok(KeyOrder::Bytewise),
-            Some(name) => KeyOrder::of(name).ok_or_else(|| ManifestError::UnknownComparator {
-                name: name.to_string(),
-            }),
-        }
+    /// The key order of a column family's comparator; `Err` with its name
+    /// for one this crate does not order keys by. A family whose edits
+    /// name no comparator is bytewise, the engines' default.
+    pub fn key_order(&self, column_family: u32) -> Result<KeyOrder, ManifestError> {
+        key_order(self.comparator(column_family))
+    }
+
+    /// Whether RocksDB wrote the MANIFEST (an edit holds a tag only
+    /// RocksDB writes), which decides where a `Get` looks.
+    pub fn is_rocksdb(&self) -> bool {
+        self.rocksdb
     }
 
     /// The column families by id (LevelDB's one is `0`, `default`).
@@ -207,44 +217,85 @@ impl Manifest {
         self.truncated_tail
     }
 
-    /// The tables a `Get` of `user_key` in column family `column_family`
-    /// consults, in its order: level 0's tables whose key range holds the
-    /// key, newest first, then at each deeper level the one table whose
-    /// range holds it (levels past 0 do not overlap).
+    /// The tables a `Get` of `key` in column family `column_family`
+    /// consults, in its order (LevelDB's `Version::Get`, RocksDB's
+    /// `FilePicker`): level 0's tables whose key range holds the key,
+    /// newest first, then at each deeper level the one table whose range
+    /// holds it (levels past 0 do not overlap). RocksDB also reads on at
+    /// the same level while a table ends at the key itself (one user key's
+    /// entries can span tables), and consults every level-0 table where
+    /// they are the family's only tables and at most 3.
     pub fn get_order(
         &self,
         column_family: u32,
         key: &[u8],
     ) -> Result<Vec<&LiveTable>, ManifestError> {
-        let order = self.key_order()?;
+        let order = self.key_order(column_family)?;
         let holds = |t: &&LiveTable| {
             order.compare(t.smallest_user_key(), key) != Ordering::Greater
                 && order.compare(key, t.largest_user_key()) != Ordering::Greater
         };
-        let family = self
+        let family: Vec<&LiveTable> = self
             .tables
             .iter()
-            .filter(|t| t.column_family == column_family);
-        let mut found: Vec<&LiveTable> = family
-            .clone()
-            .filter(|t| t.level == 0)
-            .filter(holds)
+            .filter(|t| t.column_family == column_family)
             .collect();
-        let mut level = None;
-        for table in family.filter(|t| t.level > 0) {
-            // One table a level: the first whose largest key is not below
-            // the key, taken only where its smallest is not above it.
-            if level == Some(table.level)
-                || order.compare(table.largest_user_key(), key) == Ordering::Less
-            {
-                continue;
-            }
-            level = Some(table.level);
-            if holds(&table) {
+        let level_0 = family.iter().take_while(|t| t.level == 0).count();
+        let unchecked = self.rocksdb && level_0 == family.len() && level_0 <= 3;
+        let mut found: Vec<&LiveTable> = family[..level_0]
+            .iter()
+            .copied()
+            .filter(|t| unchecked || holds(t))
+            .collect();
+        let mut rest = &family[level_0..];
+        while let Some(first) = rest.first() {
+            let level = rest.iter().take_while(|t| t.level == first.level).count();
+            let (tables, deeper) = rest.split_at(level);
+            rest = deeper;
+            let at = tables.partition_point(|t| !t.ends_at_or_after(order, key));
+            for table in &tables[at..] {
+                if order.compare(table.smallest_user_key(), key) == Ordering::Greater {
+                    break;
+                }
                 found.push(table);
+                let spans = order.compare(table.largest_user_key(), key) == Ordering::Equal;
+                if !(self.rocksdb && spans) {
+                    break;
+                }
             }
         }
         Ok(found)
+    }
+}
+
+fn key_order(comparator: Option<&str>) -> Result<KeyOrder, ManifestError> {
+    match comparator {
+        None => Ok(KeyOrder::Bytewise),
+        Some(name) => KeyOrder::of(name).ok_or_else(|| ManifestError::UnknownComparator {
+            name: name.to_string(),
+        }),
+    }
+}
+
+/// The sequence number RocksDB gives a file's largest key where a range
+/// deletion ends the file: the key itself is not in it.
+const MAX_SEQUENCE: u64 = (1 << 56) - 1;
+
+impl LiveTable {
+    /// Whether a lookup of `key` (at a sequence number below the largest)
+    /// sorts before the table's largest key: LevelDB's and RocksDB's
+    /// `FindFile` test at levels past 0.
+    fn ends_at_or_after(&self, order: KeyOrder, key: &[u8]) -> bool {
+        match order.compare(self.largest_user_key(), key) {
+            Ordering::Greater => true,
+            Ordering::Less => false,
+            Ordering::Equal => self.largest_sequence() != MAX_SEQUENCE,
+        }
+    }
+
+    fn largest_sequence(&self) -> u64 {
+        let tag = &self.largest[self.largest.len() - 8..];
+        u64::from_le_bytes(tag.try_into().unwrap_or_default()) >> 8
     }
 }
 
@@ -267,6 +318,12 @@ pub enum ManifestError {
         offset: u64,
         /// What is wrong.
         what: EditProblem,
+    },
+    /// No edit gives a field without which neither engine opens the
+    /// database (an empty or cut-short MANIFEST).
+    Missing {
+        /// The field: the log number, next file number or last sequence.
+        field: &'static str,
     },
     /// The database orders keys by a comparator this crate does not know.
     UnknownComparator {
@@ -313,6 +370,8 @@ pub enum EditProblem {
         /// Its length.
         len: usize,
     },
+    /// An edit outside RocksDB's atomic group while the group is open.
+    OutsideAtomicGroup,
 }
 
 impl fmt::Display for ManifestError {
@@ -328,6 +387,10 @@ impl fmt::Display for ManifestError {
             ManifestError::Edit { offset, what } => {
                 write!(f, "version edit in the record at offset {offset}: {what}")
             }
+            ManifestError::Missing { field } => write!(
+                f,
+                "no edit gives the {field}, without which LevelDB and RocksDB do not open the database (an empty or cut-short MANIFEST)"
+            ),
             ManifestError::UnknownComparator { name } => write!(
                 f,
                 "keys are ordered by comparator {name:?}, whose order only its own code knows (known: leveldb.BytewiseComparator, rocksdb.ReverseBytewiseComparator)"
@@ -349,6 +412,9 @@ impl fmt::Display for EditProblem {
             }
             EditProblem::LevelOutOfRange { level } => {
                 write!(f, "level {level}, expected below {MAX_LEVELS}")
+            }
+            EditProblem::OutsideAtomicGroup => {
+                write!(f, "an edit outside the atomic group still open")
             }
             EditProblem::ShortKey { len } => {
                 write!(
@@ -373,6 +439,10 @@ struct Edit {
     added: Vec<LiveTable>,
     /// RocksDB's atomic groups: the edits still to come in this one's group.
     remaining_in_group: Option<u32>,
+    /// Whether it gives the log number, next file number, last sequence.
+    given: [bool; 3],
+    /// Whether it holds a tag only RocksDB writes.
+    rocksdb: bool,
 }
 
 /// The bytes of an edit, read field by field.
@@ -443,6 +513,10 @@ impl Edit {
         let mut input = Fields(bytes);
         while !input.0.is_empty() {
             let tag = input.v32("tag")?;
+            edit.rocksdb |= tag >= 10;
+            if let Some(given) = [2, 3, 4].iter().position(|&t| t == tag) {
+                edit.given[given] = true;
+            }
             match tag {
                 1 => {
                     let name = input.bytes("comparator name")?;
@@ -564,15 +638,26 @@ fn new_file(tag: u32, input: &mut Fields<'_>) -> Result<LiveTable, EditProblem> 
 /// The version being built as edits are applied.
 #[derive(Default)]
 struct Replay {
-    comparator: Option<String>,
+    comparators: BTreeMap<u32, String>,
     families: BTreeMap<u32, String>,
-    live: HashMap<u64, LiveTable>,
+    /// Each family's live tables, by file number: a dropped family goes
+    /// at once, whatever it holds.
+    live: HashMap<u32, HashMap<u64, LiveTable>>,
     group: Vec<Edit>,
     edits: usize,
+    /// Whether an edit gave the log number, the next file number and the
+    /// last sequence number, without which neither engine opens the
+    /// database.
+    seen: [bool; 3],
+    rocksdb: bool,
 }
 
 impl Replay {
-    fn apply(&mut self, edit: Edit) {
+    fn apply(&mut self, edit: Edit) -> Result<(), EditProblem> {
+        self.rocksdb |= edit.rocksdb;
+        for (seen, given) in self.seen.iter_mut().zip(edit.given) {
+            *seen |= given;
+        }
         match edit.remaining_in_group {
             // An atomic group takes effect when its last edit is read; one
             // the log ends inside never does (RocksDB's `AtomicGroupReadBuffer`).
@@ -584,66 +669,81 @@ impl Replay {
                     }
                 }
             }
+            // An edit of no group while a group is open: RocksDB's error.
+            None if !self.group.is_empty() => return Err(EditProblem::OutsideAtomicGroup),
             None => self.apply_one(edit),
         }
+        Ok(())
     }
 
     fn apply_one(&mut self, edit: Edit) {
         self.edits += 1;
         let family = edit.column_family;
         if let Some(name) = edit.comparator {
-            self.comparator.get_or_insert(name);
+            self.comparators.entry(family).or_insert(name);
         }
         if let Some(name) = edit.add_family {
             self.families.insert(family, name);
-        }
-        if edit.drop_family {
+        } else if edit.drop_family {
             self.families.remove(&family);
-            self.live.retain(|_, t| t.column_family != family);
+            self.live.remove(&family);
             return;
         }
+        let live = self.live.entry(family).or_default();
         for (level, number) in edit.deleted {
-            if self
-                .live
-                .get(&number)
-                .is_some_and(|t| t.level == level && t.column_family == family)
-            {
-                self.live.remove(&number);
+            if live.get(&number).is_some_and(|t| t.level == level) {
+                live.remove(&number);
             }
         }
         for mut table in edit.added {
             table.column_family = family;
-            self.live.insert(table.number, table);
+            live.insert(table.number, table);
         }
     }
 
-    fn finish(mut self) -> Manifest {
+    fn finish(mut self) -> Result<Manifest, ManifestError> {
+        for (seen, field) in
+            self.seen
+                .iter()
+                .zip(["log number", "next file number", "last sequence number"])
+        {
+            if !*seen {
+                return Err(ManifestError::Missing { field });
+            }
+        }
         self.families
             .entry(0)
             .or_insert_with(|| "default".to_string());
-        let order = self
-            .comparator
-            .as_deref()
-            .map_or(Some(KeyOrder::Bytewise), KeyOrder::of)
-            .unwrap_or(KeyOrder::Bytewise);
-        let mut tables: Vec<LiveTable> = self.live.into_values().collect();
-        tables.sort_by(|a, b| {
-            (a.column_family, a.level)
-                .cmp(&(b.column_family, b.level))
-                .then_with(|| match a.level {
+        let mut tables = Vec::new();
+        for (&family, live) in &mut self.live {
+            let order = key_order(self.comparators.get(&family).map(String::as_str))
+                .unwrap_or(KeyOrder::Bytewise);
+            // RocksDB orders level 0 by epoch only where every table of
+            // the family has one (`PromoteEpochNumberRequirementIfNeeded`).
+            let epochs = live.values().all(|t| t.epoch_number.is_some_and(|e| e > 0));
+            let mut family_tables: Vec<LiveTable> = live.drain().map(|(_, t)| t).collect();
+            if !epochs {
+                family_tables.iter_mut().for_each(|t| t.epoch_number = None);
+            }
+            family_tables.sort_by(|a, b| {
+                a.level.cmp(&b.level).then_with(|| match a.level {
                     0 => a.newest_first(b),
                     _ => order
                         .compare(a.smallest_user_key(), b.smallest_user_key())
                         .then(a.number.cmp(&b.number)),
                 })
-        });
-        Manifest {
-            comparator: self.comparator,
+            });
+            tables.extend(family_tables);
+        }
+        tables.sort_by_key(|t| t.column_family);
+        Ok(Manifest {
+            comparators: self.comparators,
             column_families: self.families,
             tables,
             edits: self.edits,
             truncated_tail: false,
-        }
+            rocksdb: self.rocksdb,
+        })
     }
 }
 

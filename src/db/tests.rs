@@ -72,14 +72,24 @@ fn deleted(out: &mut Vec<u8>, level: u64, number: u64) {
     varint(out, number);
 }
 
+/// The log number, next file number and last sequence number, without
+/// which neither engine opens a database.
+fn meta() -> Vec<u8> {
+    let mut edit = Vec::new();
+    for (tag, value) in [(2, 3), (3, 100), (4, 1000)] {
+        varint(&mut edit, tag);
+        varint(&mut edit, value);
+    }
+    edit
+}
+
 /// A LevelDB-like history: files flushed to level 0, compacted to 1 and
 /// 2, one moved down a level in the same edit that deletes it above.
 fn history() -> Vec<Vec<u8>> {
     let mut first = Vec::new();
     varint(&mut first, 1);
     bytes(&mut first, b"leveldb.BytewiseComparator");
-    varint(&mut first, 2);
-    varint(&mut first, 3);
+    first.extend(meta());
     let mut flush = Vec::new();
     new_file(&mut flush, 0, 4, "a", "m");
     new_file(&mut flush, 0, 5, "c", "z");
@@ -104,7 +114,7 @@ fn numbers(tables: &[&LiveTable]) -> Vec<u64> {
 #[test]
 fn replays_additions_deletions_and_moves() {
     let manifest = Manifest::parse(&log(&history())).unwrap();
-    assert_eq!(manifest.comparator(), Some("leveldb.BytewiseComparator"));
+    assert_eq!(manifest.comparator(0), Some("leveldb.BytewiseComparator"));
     assert_eq!(manifest.edits(), 5);
     assert!(!manifest.truncated_tail());
     let live: Vec<(u32, u64)> = manifest
@@ -148,7 +158,20 @@ fn records_span_blocks_and_every_cut_reads_as_a_shorter_log() {
     let bytes = log(&records);
     let whole = Manifest::parse(&bytes).unwrap();
     assert_eq!(whole.tables().len(), 4 + 2000);
+    let first = log(&records[..1]).len();
     for cut in (0..bytes.len()).step_by(7) {
+        // Before the first edit is whole, the log number and the others
+        // are missing.
+        if cut < first {
+            let missing = Manifest::parse(&bytes[..cut]).unwrap_err();
+            assert!(matches!(
+                missing,
+                ManifestError::Missing {
+                    field: "log number"
+                }
+            ));
+            continue;
+        }
         let prefix = Manifest::parse(&bytes[..cut]).unwrap();
         assert!(prefix.edits() <= whole.edits());
         assert_eq!(
@@ -237,7 +260,7 @@ fn rocksdb_edits_with_column_families_and_custom_fields() {
     };
     // kEpochNumber, and kFileCreationTime (ignored).
     let add = new_file4(&[(13, &[7]), (6, &[1, 2])]);
-    let manifest = Manifest::parse(&log(&[create.clone(), add.clone()])).unwrap();
+    let manifest = Manifest::parse(&log(&[meta(), create.clone(), add.clone()])).unwrap();
     assert_eq!(manifest.column_family("other"), Some(1));
     assert_eq!(manifest.column_family("default"), Some(0));
     let t = &manifest.tables()[0];
@@ -248,7 +271,7 @@ fn rocksdb_edits_with_column_families_and_custom_fields() {
     assert_eq!((t.seqnos, t.epoch_number), ((1, 2), Some(7)));
     // A custom field not safe to ignore, unknown: an error, as in RocksDB.
     let required = new_file4(&[(13, &[7]), ((1 << 6) | 30, b"x")]);
-    let result = Manifest::parse(&log(&[create.clone(), required]));
+    let result = Manifest::parse(&log(&[meta(), create.clone(), required]));
     assert!(
         matches!(
             result,
@@ -264,7 +287,7 @@ fn rocksdb_edits_with_column_families_and_custom_fields() {
     varint(&mut drop, 200);
     varint(&mut drop, 1);
     varint(&mut drop, 202);
-    let manifest = Manifest::parse(&log(&[create, add, drop])).unwrap();
+    let manifest = Manifest::parse(&log(&[meta(), create, add, drop])).unwrap();
     assert!(manifest.tables().is_empty());
     assert_eq!(manifest.column_family("other"), None);
 }
@@ -305,10 +328,19 @@ fn an_incomplete_atomic_group_is_not_applied() {
         new_file(&mut edit, 1, number, "a", "b");
         edit
     };
-    let whole = Manifest::parse(&log(&[grouped(1, 4), grouped(0, 5)])).unwrap();
+    let whole = Manifest::parse(&log(&[meta(), grouped(1, 4), grouped(0, 5)])).unwrap();
     assert_eq!(whole.tables().len(), 2);
-    let cut = Manifest::parse(&log(&[grouped(1, 4)])).unwrap();
+    let cut = Manifest::parse(&log(&[meta(), grouped(1, 4)])).unwrap();
     assert!(cut.tables().is_empty());
+    // An edit of no group inside an open group: RocksDB's corruption.
+    let outside = Manifest::parse(&log(&[meta(), grouped(1, 4), meta(), grouped(0, 5)]));
+    assert!(matches!(
+        outside,
+        Err(ManifestError::Edit {
+            what: EditProblem::OutsideAtomicGroup,
+            ..
+        })
+    ));
 }
 
 #[test]
@@ -333,9 +365,118 @@ fn unknown_comparators_have_no_get_order() {
     let mut edit = Vec::new();
     varint(&mut edit, 1);
     bytes(&mut edit, b"my.Comparator");
-    let manifest = Manifest::parse(&log(&[edit])).unwrap();
+    let manifest = Manifest::parse(&log(&[meta(), edit])).unwrap();
     assert!(matches!(
         manifest.get_order(0, b"k"),
         Err(ManifestError::UnknownComparator { .. })
     ));
+}
+
+#[test]
+fn an_empty_manifest_is_an_error_as_in_both_engines() {
+    for bytes in [&[][..], &log(&[vec![1, 0]])[..]] {
+        assert!(matches!(
+            Manifest::parse(bytes),
+            Err(ManifestError::Missing {
+                field: "log number"
+            })
+        ));
+    }
+}
+
+/// A RocksDB new-file entry (kNewFile4) of column family 0 with seqnos,
+/// its largest key at sequence `largest_seq`.
+fn new_file4(
+    out: &mut Vec<u8>,
+    level: u64,
+    number: u64,
+    range: (&str, &str),
+    largest_seq: u64,
+    epoch: Option<u64>,
+) {
+    varint(out, 103);
+    varint(out, level);
+    varint(out, number);
+    varint(out, 1000);
+    bytes(out, &ikey(range.0, 1));
+    let mut largest = range.1.as_bytes().to_vec();
+    largest.extend_from_slice(&((largest_seq << 8) | 0xf).to_le_bytes());
+    bytes(out, &largest);
+    varint(out, 1);
+    varint(out, largest_seq.min(1 << 40));
+    if let Some(epoch) = epoch {
+        varint(out, 13);
+        let mut value = Vec::new();
+        varint(&mut value, epoch);
+        bytes(out, &value);
+    }
+    varint(out, 1);
+}
+
+#[test]
+fn rocksdb_get_order_follows_filepicker() {
+    // Level 1: a table ending in a range deletion's sentinel at "m", the
+    // next starting at "m"; then one whose last key "t" the next shares.
+    let mut edit = meta();
+    new_file4(&mut edit, 1, 10, ("a", "m"), (1 << 56) - 1, Some(1));
+    new_file4(&mut edit, 1, 11, ("m", "t"), 5, Some(2));
+    new_file4(&mut edit, 1, 12, ("t", "z"), 6, Some(3));
+    new_file4(&mut edit, 0, 13, ("a", "b"), 7, Some(4));
+    let manifest = Manifest::parse(&log(&[edit])).unwrap();
+    assert!(manifest.is_rocksdb());
+    let order = |key: &str| numbers(&manifest.get_order(0, key.as_bytes()).unwrap());
+    assert_eq!(order("m"), [11], "the sentinel does not hold its key");
+    assert_eq!(order("t"), [11, 12], "one key's entries across two tables");
+    assert_eq!(order("c"), [10]);
+
+    // Only level 0, at most 3 tables: every one is consulted, newest
+    // (by epoch) first; with a table lacking an epoch, by sequence.
+    let mut edit = meta();
+    new_file4(&mut edit, 0, 20, ("a", "b"), 9, Some(2));
+    new_file4(&mut edit, 0, 21, ("x", "y"), 8, Some(3));
+    let manifest = Manifest::parse(&log(&[edit])).unwrap();
+    assert_eq!(numbers(&manifest.get_order(0, b"m").unwrap()), [21, 20]);
+    let mut edit = meta();
+    new_file4(&mut edit, 0, 20, ("a", "b"), 9, Some(2));
+    new_file4(&mut edit, 0, 21, ("x", "y"), 8, None);
+    let manifest = Manifest::parse(&log(&[edit])).unwrap();
+    assert_eq!(numbers(&manifest.get_order(0, b"m").unwrap()), [20, 21]);
+}
+
+#[test]
+fn comparators_are_per_column_family() {
+    let mut edit = meta();
+    varint(&mut edit, 1);
+    bytes(&mut edit, b"leveldb.BytewiseComparator");
+    let mut other = Vec::new();
+    varint(&mut other, 200);
+    varint(&mut other, 1);
+    varint(&mut other, 201);
+    bytes(&mut other, b"other");
+    varint(&mut other, 1);
+    bytes(&mut other, b"rocksdb.ReverseBytewiseComparator");
+    let manifest = Manifest::parse(&log(&[edit, other])).unwrap();
+    assert_eq!(manifest.key_order(0), Ok(KeyOrder::Bytewise));
+    assert_eq!(manifest.key_order(1), Ok(KeyOrder::ReverseBytewise));
+}
+
+#[test]
+fn padding_drops_the_rest_of_its_block_and_an_empty_first_fragment_is_passed_over() {
+    let mut bytes = log(&[meta()]);
+    // A zero-type, zero-length record: the rest of the block is dropped,
+    // garbage included.
+    bytes.extend_from_slice(&[0; 7]);
+    bytes.extend_from_slice(b"garbage that is never read");
+    bytes.resize(32768, 0xee);
+    bytes.extend(log(&history()));
+    let manifest = Manifest::parse(&bytes).unwrap();
+    assert_eq!(manifest.tables().len(), 4);
+    // An empty first fragment, then a full record.
+    let empty_first = {
+        let crc = crc32c::crc32c(&[2]);
+        let masked = crc.rotate_right(15).wrapping_add(0xa282ead8);
+        [&masked.to_le_bytes()[..], &[0, 0, 2]].concat()
+    };
+    let bytes = [empty_first, log(&history())].concat();
+    assert_eq!(Manifest::parse(&bytes).unwrap().tables().len(), 4);
 }
