@@ -17,7 +17,7 @@ use rayon::iter::{ParallelBridge, ParallelIterator};
 
 use crate::input;
 use crate::report::{escaped, one_line_json, table_error, PathJson};
-use crate::targets::{Inputs, Target, Targets};
+use crate::targets::{Database, Inputs, Target, Targets};
 use crate::{Failure, Status, Variant};
 
 /// `--keys`, `--hash`: what to take as given instead of detecting it.
@@ -220,10 +220,14 @@ impl Output {
 /// progress bar on a terminal, and a summary after a directory or many
 /// tables. The problems found before any table is read come first. A
 /// closed stdout stops the run quietly.
+/// What a command says of each database before its tables, if anything.
+pub(crate) type Header = fn(&Database, bool) -> Result<Vec<u8>, Failure>;
+
 pub(crate) fn run_tables(
     command: &'static str,
     inputs: &Inputs,
     json: bool,
+    header: Option<Header>,
     each: impl Fn(&Target) -> Result<Report, Failure> + Sync,
 ) -> Status {
     let targets = inputs.targets();
@@ -234,21 +238,24 @@ pub(crate) fn run_tables(
     };
     let mut tally = Tally::default();
     let mut status = Status::Well;
-    let result = run(
-        &targets,
-        inputs.jobs,
-        &mut out,
-        &mut tally,
-        &mut status,
-        &each,
-    )
-    .and_then(|()| {
-        out.bar.finish_and_clear();
-        match targets.many() {
-            true => summary(command, &targets, &tally, status, &mut out),
-            false => Ok(()),
-        }
-    });
+    let result = headers(&targets, header, &mut out)
+        .and_then(|()| {
+            run(
+                &targets,
+                inputs.jobs,
+                &mut out,
+                &mut tally,
+                &mut status,
+                &each,
+            )
+        })
+        .and_then(|()| {
+            out.bar.finish_and_clear();
+            match targets.many() {
+                true => summary(command, &targets, &tally, status, &mut out),
+                false => Ok(()),
+            }
+        });
     out.bar.finish_and_clear();
     match result {
         Ok(()) => status,
@@ -259,6 +266,17 @@ pub(crate) fn run_tables(
             status.max(failure.status())
         }
     }
+}
+
+/// What the command says of each database, before any table.
+fn headers(targets: &Targets, header: Option<Header>, out: &mut Output) -> Result<(), Failure> {
+    let Some(header) = header else {
+        return Ok(());
+    };
+    for database in &targets.databases {
+        out.write(&header(database, out.json)?)?;
+    }
+    Ok(())
 }
 
 fn run(

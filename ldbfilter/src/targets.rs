@@ -49,6 +49,8 @@ pub(crate) struct Live {
 /// A database directory whose MANIFEST reads.
 pub(crate) struct Database {
     pub(crate) dir: PathBuf,
+    /// The MANIFEST's file name, as `CURRENT` gives it.
+    pub(crate) manifest_name: String,
     pub(crate) manifest: Manifest,
     /// Each live table's file, where it is present.
     pub(crate) files: Vec<Option<PathBuf>>,
@@ -225,6 +227,7 @@ pub(crate) fn read_database(dir: &Path, current: &Path) -> Result<Database, Fail
     }
     Ok(Database {
         dir: dir.to_owned(),
+        manifest_name: name.to_string(),
         manifest,
         files: Vec::new(),
     })

@@ -30,7 +30,7 @@ pub struct VerifyArgs {
 
 /// A report per table, in order, and a summary after a directory.
 pub fn run(args: &VerifyArgs) -> Status {
-    run_tables("verify", &args.inputs, args.json, |target| {
+    run_tables("verify", &args.inputs, args.json, None, |target| {
         let path = &target.path;
         let loaded = Loaded::read(target)?;
         let (format, (line, ok)) = match loaded.format() {

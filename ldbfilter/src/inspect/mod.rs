@@ -9,10 +9,10 @@ use std::io::{self, Write};
 use clap::Args;
 use leveldb_filter::leveldb::MeasuredFpr;
 
-use crate::report::{escaped, hex, HandleJson};
+use crate::report::{escaped, hex, one_line_json, shown, HandleJson, PathJson};
 use crate::tables::{run_tables, Detect, Format, Loaded, Report, TableJson};
-use crate::targets::{Inputs, Target};
-use crate::Status;
+use crate::targets::{Database, Inputs, Target};
+use crate::{Failure, Status};
 
 #[derive(Args)]
 pub struct InspectArgs {
@@ -27,15 +27,133 @@ pub struct InspectArgs {
 
 /// A report per table, in order, and a summary after a directory.
 pub fn run(args: &InspectArgs) -> Status {
-    run_tables("inspect", &args.inputs, args.json, |target| {
-        let loaded = Loaded::read(target)?;
-        let mut out = Vec::new();
-        match loaded.format() {
-            Format::LevelDb => leveldb::report(args.json, &args.detect, target, &loaded, &mut out)?,
-            Format::RocksDb => rocksdb::report(target, &loaded.bytes, args.json, &mut out)?,
-        }
-        Ok(Report { out, well: true })
-    })
+    run_tables(
+        "inspect",
+        &args.inputs,
+        args.json,
+        Some(database),
+        |target| {
+            let loaded = Loaded::read(target)?;
+            let mut out = Vec::new();
+            match loaded.format() {
+                Format::LevelDb => {
+                    leveldb::report(args.json, &args.detect, target, &loaded, &mut out)?
+                }
+                Format::RocksDb => rocksdb::report(target, &loaded.bytes, args.json, &mut out)?,
+            }
+            Ok(Report { out, well: true })
+        },
+    )
+}
+
+/// What `inspect` says of a database before its tables: the MANIFEST, and
+/// per column family its comparator and tables and bytes per level.
+fn database(database: &Database, json: bool) -> Result<Vec<u8>, Failure> {
+    let manifest = &database.manifest;
+    let engine = if manifest.is_rocksdb() {
+        "rocksdb"
+    } else {
+        "leveldb"
+    };
+    let families: Vec<FamilyJson> = manifest
+        .column_families()
+        .iter()
+        .map(|(&id, name)| {
+            let mut levels: Vec<LevelJson> = Vec::new();
+            for t in manifest.tables().iter().filter(|t| t.column_family == id) {
+                match levels.last_mut() {
+                    Some(l) if l.level == t.level => {
+                        l.tables += 1;
+                        l.bytes += t.size;
+                    }
+                    _ => levels.push(LevelJson {
+                        level: t.level,
+                        tables: 1,
+                        bytes: t.size,
+                    }),
+                }
+            }
+            FamilyJson {
+                id,
+                name,
+                comparator: manifest.comparator(id),
+                levels,
+            }
+        })
+        .collect();
+    let mut out = Vec::new();
+    if json {
+        let object = DatabaseJson {
+            kind: "database",
+            path: PathJson::new(&database.dir),
+            engine,
+            manifest: &database.manifest_name,
+            edits: manifest.edits(),
+            column_families: families,
+        };
+        writeln!(out, "{}", one_line_json(&object).map_err(Failure::Write)?)
+            .map_err(Failure::Write)?;
+        return Ok(out);
+    }
+    let mut text = format!(
+        "{}: {engine} database, {}, {} edits\n",
+        shown(&database.dir),
+        database.manifest_name,
+        manifest.edits()
+    );
+    for family in &families {
+        let levels: Vec<String> = family
+            .levels
+            .iter()
+            .map(|l| format!("level {}: {} tables, {} bytes", l.level, l.tables, l.bytes))
+            .collect();
+        text.push_str(&format!(
+            "  column family {} (id {}): comparator {}; {}\n",
+            escaped(family.name),
+            family.id,
+            escaped(
+                family
+                    .comparator
+                    .unwrap_or("leveldb.BytewiseComparator (the default)")
+            ),
+            if levels.is_empty() {
+                "no tables".to_string()
+            } else {
+                levels.join("; ")
+            }
+        ));
+    }
+    out.extend_from_slice(text.as_bytes());
+    Ok(out)
+}
+
+/// `inspect --json`'s object for a database, before its tables.
+#[derive(serde::Serialize)]
+struct DatabaseJson<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(flatten)]
+    path: PathJson<'a>,
+    /// `leveldb` or `rocksdb`, from the MANIFEST's edits.
+    engine: &'static str,
+    manifest: &'a str,
+    edits: usize,
+    column_families: Vec<FamilyJson<'a>>,
+}
+
+#[derive(serde::Serialize)]
+struct FamilyJson<'a> {
+    id: u32,
+    name: &'a str,
+    comparator: Option<&'a str>,
+    levels: Vec<LevelJson>,
+}
+
+#[derive(serde::Serialize)]
+struct LevelJson {
+    level: u32,
+    tables: usize,
+    bytes: u64,
 }
 
 /// Where a database holds the table, as `inspect`'s text says it: its

@@ -285,6 +285,17 @@ fn probe_takes_text_keys_and_inspect_shows_the_database() {
             "{text}"
         );
         let objects = json_lines(&run(&["inspect", "--json", dir]));
+        // First the database: its tables per column family and level.
+        let header = &objects[0];
+        assert_eq!(header["type"], "database", "{header}");
+        let counted: u64 = header["column_families"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|f| f["levels"].as_array().unwrap())
+            .map(|l| l["tables"].as_u64().unwrap())
+            .sum();
+        assert_eq!(counted, db.live.len() as u64);
         let table = objects.iter().find(|o| o["file_number"] == number).unwrap();
         assert_eq!(table["level"], db.live[0].level);
         assert_eq!(table["column_family"], family.as_str());
