@@ -20,7 +20,7 @@ use crate::report::{
     answer_word, escaped, hex, one_line_json, shown, table_error, write_error, PathJson,
     PAST_LAST_KEY,
 };
-use crate::tables::{variant_word, Detect, Format, Loaded};
+use crate::tables::{variant_word, Detect, ErrorJson, Format, Loaded};
 use crate::targets::{read_database, Target};
 use crate::{Failure, Status};
 
@@ -128,20 +128,28 @@ pub fn run(args: &ProbeArgs) -> Status {
             Format::RocksDb => rocksdb(args, path, &loaded, &mut stdout),
         }),
     };
-    match result {
-        Ok(None) => Status::Well,
-        Ok(Some(problem)) => {
-            crate::report::say(format_args!("{}: {problem}", shown(path)));
-            Status::Problem
-        }
-        Err(failure) => {
-            let status = failure.status();
-            if status != Status::Closed {
-                crate::report::say(format_args!("{failure}"));
-            }
-            status
-        }
+    let failure = match result {
+        Ok(None) => return Status::Well,
+        Ok(Some(problem)) => Failure::File {
+            path: path.clone(),
+            what: problem,
+            hint: None,
+        },
+        Err(failure) => failure,
+    };
+    let status = failure.status();
+    if status == Status::Closed {
+        return status;
     }
+    // With --json, an error object in the stream, as `verify` and
+    // `inspect` write them; else a line on stderr.
+    match one_line_json(&ErrorJson::new(&failure)) {
+        Ok(line) if args.json => {
+            let _ = writeln!(stdout, "{line}").and_then(|()| stdout.flush());
+        }
+        _ => crate::report::say(format_args!("{failure}")),
+    }
+    status
 }
 
 /// A key as printed: as given (text escaped).

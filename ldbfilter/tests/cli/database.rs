@@ -331,3 +331,23 @@ fn completions_and_a_manual_page() {
     );
     assert_eq!(run(&["completions", "nosh"]).status.code(), Some(2));
 }
+
+/// `probe --json`: a damaged table's error is an object of the stream.
+#[test]
+fn probe_json_errors_are_objects() {
+    let db = &databases()[0];
+    let copy = copy(db);
+    let victim = db.live[0].number;
+    std::fs::remove_file(table_file(copy.path(), victim)).unwrap();
+    let key = hex(&db.live[0].range.0);
+    let out = run(&["probe", "--json", copy.path().to_str().unwrap(), &key]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let objects = json_lines(&out);
+    assert_eq!(objects[0]["outcome"], "fails", "{objects:?}");
+    assert_eq!(objects.last().unwrap()["type"], "error");
+}
