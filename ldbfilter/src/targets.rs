@@ -52,8 +52,6 @@ pub(crate) struct Database {
     /// The MANIFEST's file name, as `CURRENT` gives it.
     pub(crate) manifest_name: String,
     pub(crate) manifest: Manifest,
-    /// Each live table's file, where it is present.
-    pub(crate) files: Vec<Option<PathBuf>>,
 }
 
 /// What the paths name: the tables in order, the problems found before any
@@ -130,7 +128,7 @@ impl Targets {
 
     /// The database's live tables in the MANIFEST's order; a live table
     /// whose file is missing is a problem; other files are skipped.
-    fn database(&mut self, mut database: Database) {
+    fn database(&mut self, database: Database) {
         let rocksdb = database.manifest.is_rocksdb();
         let names = |t: &LiveTable| t.file_names(rocksdb).map(|n| database.dir.join(n));
         let files: Vec<Option<PathBuf>> = database
@@ -185,7 +183,6 @@ impl Targets {
             let live = files.iter().flatten().count();
             self.skipped += others + present.len().saturating_sub(live);
         }
-        database.files = files;
         self.databases.push(database);
     }
 }
@@ -229,7 +226,6 @@ pub(crate) fn read_database(dir: &Path, current: &Path) -> Result<Database, Fail
         dir: dir.to_owned(),
         manifest_name: name.to_string(),
         manifest,
-        files: Vec::new(),
     })
 }
 
