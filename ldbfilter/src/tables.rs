@@ -218,7 +218,8 @@ impl Output {
 /// Runs `each` over the tables on every core (`--jobs`), writing each
 /// report in the tables' order as soon as those before it are written, a
 /// progress bar on a terminal, and a summary after a directory or many
-/// tables. The problems found before any table is read come first. A
+/// tables. The problems found before any table is read are said in their
+/// place among the tables. A
 /// closed stdout stops the run quietly.
 /// What a command says of each database before its tables, if anything.
 pub(crate) type Header = fn(&Database, bool) -> Result<Vec<u8>, Failure>;
@@ -287,12 +288,19 @@ fn run(
     status: &mut Status,
     each: &(impl Fn(&Target) -> Result<Report, Failure> + Sync),
 ) -> Result<(), Failure> {
-    for problem in &targets.problems {
-        tally.databases += 1;
-        *status = (*status).max(problem.status());
-        out.failure(problem)?;
-    }
+    let mut problems = targets.problems.iter().peekable();
+    // The problems found before table `i` is read, said in their place.
+    let mut problems_before =
+        |i: usize, tally: &mut Tally, status: &mut Status, out: &mut Output| {
+            while let Some((_, problem)) = problems.next_if(|(at, _)| *at <= i) {
+                tally.databases += 1;
+                *status = (*status).max(problem.status());
+                out.failure(problem)?;
+            }
+            Ok::<(), Failure>(())
+        };
     let mut deliver = |i: usize, report: Result<Report, Failure>| {
+        problems_before(i, tally, status, out)?;
         tally.tables += 1;
         let written = match report {
             Ok(report) => {
@@ -313,8 +321,16 @@ fn run(
         out.bar.inc(file_len(&targets.tables[i].path));
         out.bar
             .set_message(format!("{}/{} tables", i + 1, targets.tables.len()));
-        written
+        written?;
+        // After the last table, the problems found after it.
+        match i + 1 == targets.tables.len() {
+            true => problems_before(usize::MAX, tally, status, out),
+            false => Ok(()),
+        }
     };
+    if targets.tables.is_empty() {
+        return problems_before(usize::MAX, tally, status, out);
+    }
     // One table, or one job: no threads (nor their stacks and arenas).
     if targets.tables.len() < 2 || jobs == Some(1) {
         for (i, target) in targets.tables.iter().enumerate() {

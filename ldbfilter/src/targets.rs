@@ -55,11 +55,12 @@ pub(crate) struct Database {
 }
 
 /// What the paths name: the tables in order, the problems found before any
-/// table is read, and the databases.
+/// table is read (each with the number of tables before it, so that it is
+/// said in its place), and the databases.
 #[derive(Default)]
 pub(crate) struct Targets {
     pub(crate) tables: Vec<Target>,
-    pub(crate) problems: Vec<Failure>,
+    pub(crate) problems: Vec<(usize, Failure)>,
     /// Files of database directories that are not tables worked on.
     pub(crate) skipped: usize,
     pub(crate) databases: Vec<Database>,
@@ -95,21 +96,26 @@ impl Targets {
         self.directories || self.tables.len() + self.problems.len() > 1
     }
 
+    /// A problem, said after the tables found so far.
+    fn problem(&mut self, failure: Failure) {
+        self.problems.push((self.tables.len(), failure));
+    }
+
     fn directory(&mut self, dir: &Path, all_files: bool) {
         let current = dir.join("CURRENT");
         if !all_files && current.exists() {
             match read_database(dir, &current) {
                 Ok(database) => return self.database(database),
                 // Every table present is checked instead, after the problem.
-                Err(failure) => self.problems.push(failure),
+                Err(failure) => self.problem(failure),
             }
         }
         match table_files(dir) {
             // Nothing to check, and nothing said yet of the directory.
             Ok((tables, _))
-                if tables.is_empty() && !self.problems.iter().any(|p| p.is_about(dir)) =>
+                if tables.is_empty() && !self.problems.iter().any(|p| p.1.is_about(dir)) =>
             {
-                self.problems.push(Failure::Unreadable {
+                self.problem(Failure::Unreadable {
                     path: dir.to_owned(),
                     what: "holds no table files (.ldb, .sst) and no CURRENT".into(),
                 });
@@ -119,7 +125,7 @@ impl Targets {
                 self.tables
                     .extend(tables.into_iter().map(|path| Target { path, live: None }));
             }
-            Err(e) => self.problems.push(Failure::Unreadable {
+            Err(e) => self.problem(Failure::Unreadable {
                 path: dir.to_owned(),
                 what: e.to_string(),
             }),
@@ -162,14 +168,14 @@ impl Targets {
                     }),
                 }),
                 // In another of RocksDB's `db_paths`: not here to read.
-                None if table.path_id > 0 => self.problems.push(Failure::Unreadable {
+                None if table.path_id > 0 => self.problem(Failure::Unreadable {
                     path: names(table)[0].clone(),
                     what: format!(
                         "live at level {} in RocksDB's db_paths[{}], another directory: name its files to check them",
                         table.level, table.path_id
                     ),
                 }),
-                None => self.problems.push(Failure::File {
+                None => self.problem(Failure::File {
                     path: names(table)[0].clone(),
                     what: format!(
                         "missing: the MANIFEST lists it live at level {}",
