@@ -161,7 +161,7 @@ impl Manifest {
             let edit =
                 Edit::decode(&record).map_err(|what| ManifestError::Edit { offset, what })?;
             replay
-                .apply(edit)
+                .apply(edit, offset)
                 .map_err(|what| ManifestError::Edit { offset, what })?;
         }
         let mut manifest = replay.finish()?;
@@ -360,10 +360,12 @@ pub enum EditProblem {
         /// The field's tag.
         tag: u32,
     },
-    /// A level past [`MAX_LEVELS`].
+    /// A level past the engine's: LevelDB's 7, or [`MAX_LEVELS`].
     LevelOutOfRange {
         /// The level.
         level: u32,
+        /// The number of levels.
+        limit: u32,
     },
     /// An internal key shorter than its 8-byte tag.
     ShortKey {
@@ -410,8 +412,8 @@ impl fmt::Display for EditProblem {
                     "unknown custom field {tag}, which RocksDB marks as not safe to ignore"
                 )
             }
-            EditProblem::LevelOutOfRange { level } => {
-                write!(f, "level {level}, expected below {MAX_LEVELS}")
+            EditProblem::LevelOutOfRange { level, limit } => {
+                write!(f, "level {level}, expected below {limit}")
             }
             EditProblem::OutsideAtomicGroup => {
                 write!(f, "an edit outside the atomic group still open")
@@ -472,7 +474,10 @@ impl<'a> Fields<'a> {
         let level = self.v32("level")?;
         match level < MAX_LEVELS {
             true => Ok(level),
-            false => Err(EditProblem::LevelOutOfRange { level }),
+            false => Err(EditProblem::LevelOutOfRange {
+                level,
+                limit: MAX_LEVELS,
+            }),
         }
     }
     fn key(&mut self, field: &'static str) -> Result<Vec<u8>, EditProblem> {
@@ -650,11 +655,16 @@ struct Replay {
     /// database.
     seen: [bool; 3],
     rocksdb: bool,
+    /// The first edit (its offset) adding a table below LevelDB's levels.
+    deep: Option<(u64, u32)>,
 }
 
 impl Replay {
-    fn apply(&mut self, edit: Edit) -> Result<(), EditProblem> {
+    fn apply(&mut self, edit: Edit, offset: u64) -> Result<(), EditProblem> {
         self.rocksdb |= edit.rocksdb;
+        if let Some(level) = edit.added.iter().map(|t| t.level).find(|&l| l >= 7) {
+            self.deep.get_or_insert((offset, level));
+        }
         for (seen, given) in self.seen.iter_mut().zip(edit.given) {
             *seen |= given;
         }
@@ -710,6 +720,14 @@ impl Replay {
             if !*seen {
                 return Err(ManifestError::Missing { field });
             }
+        }
+        // LevelDB has 7 levels (`config::kNumLevels`); RocksDB as many as
+        // its options say.
+        if let Some((offset, level)) = self.deep.filter(|_| !self.rocksdb) {
+            return Err(ManifestError::Edit {
+                offset,
+                what: EditProblem::LevelOutOfRange { level, limit: 7 },
+            });
         }
         self.families
             .entry(0)

@@ -373,6 +373,19 @@ fn unknown_comparators_have_no_get_order() {
 }
 
 #[test]
+fn leveldb_has_seven_levels() {
+    let mut edit = meta();
+    new_file(&mut edit, 7, 4, "a", "b");
+    assert!(matches!(
+        Manifest::parse(&log(&[edit])),
+        Err(ManifestError::Edit {
+            what: EditProblem::LevelOutOfRange { level: 7, limit: 7 },
+            ..
+        })
+    ));
+}
+
+#[test]
 fn an_empty_manifest_is_an_error_as_in_both_engines() {
     for bytes in [&[][..], &log(&[vec![1, 0]])[..]] {
         assert!(matches!(
