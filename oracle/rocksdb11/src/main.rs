@@ -6,6 +6,13 @@
 //! out. For each table NAME: NAME.sst and NAME.answers (`<key hex>
 //! written|unwritten may-match|absent`, the unwritten keys between the
 //! table's first and last keys).
+//!
+//! With `--db --seed N OUT_DIR` (module `db`): a whole database directory
+//! with two column families and tables at several levels, and beside it
+//! RocksDB's own answers (`live.txt`, `gets.txt`), as
+//! oracle/db/gen-rocksdb-db.cc does for 7.8.
+
+mod db;
 
 use rust_rocksdb::{
     statistics::Ticker, BlockBasedIndexType, BlockBasedOptions, ChecksumType, DBCompressionType,
@@ -268,9 +275,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (out, seed) = match args[..] {
         ["--big", path] => return big(path, false),
         ["--big", path, "--partitioned"] => return big(path, true),
+        ["--db", "--seed", seed, out] => return db::run(seed.parse()?, out),
         [out] => (out, 1),
         [out, seed] => (out, seed.parse()?),
-        _ => return Err("usage: gen-rocksdb11 OUT_DIR [SEED] | --big PATH [--partitioned]".into()),
+        _ => return Err("usage: gen-rocksdb11 OUT_DIR [SEED] | --big PATH [--partitioned] | --db --seed N OUT_DIR".into()),
     };
     let out = std::path::Path::new(out);
     std::fs::create_dir_all(out)?;
