@@ -17,11 +17,11 @@ use leveldb_filter::{BloomFilterPolicy, HashVariant};
 
 use crate::input::{parse_hex, KeyLines, Source};
 use crate::report::{
-    answer_word, escaped, hex, one_line_json, shown, table_error, write_error, PathJson,
+    answer_word, escaped, hex, one_line_json, shown, table_error, write_error, PathJson, ABSENT,
     PAST_LAST_KEY,
 };
 use crate::tables::{variant_word, Detect, ErrorJson, Format, Loaded};
-use crate::targets::{read_database, Target};
+use crate::targets::{read_database, Database, Target};
 use crate::{Failure, Status};
 
 #[derive(Args)]
@@ -319,8 +319,7 @@ fn database(
         .key_order(family)
         .map_err(|e| Failure::Input(format!("{}: {e}", shown(dir))))?;
     let mut tables = Tables {
-        dir,
-        rocksdb: manifest.is_rocksdb(),
+        database: &database,
         detect: &args.detect,
         loaded: HashMap::new(),
         bytes: 0,
@@ -328,7 +327,7 @@ fn database(
     let mut failed = 0;
     args.keys()?.answer_each(stdout, |text, key| {
         let walk = get_walk(manifest, family, &mut tables, key)?;
-        failed += usize::from(walk.failed);
+        failed += usize::from(walk.failed());
         walk.output(args, text, key)
     })?;
     Ok((failed > 0).then(|| {
@@ -339,7 +338,6 @@ fn database(
 /// What a `Get` meets at each table, and where it stops.
 struct GetWalk<'m> {
     steps: Vec<(&'m LiveTable, PathBuf, &'static str)>,
-    failed: bool,
 }
 
 fn get_walk<'m>(
@@ -351,16 +349,11 @@ fn get_walk<'m>(
     let order = manifest
         .get_order(family, key)
         .map_err(|e| Failure::Input(e.to_string()))?;
-    let mut walk = GetWalk {
-        steps: Vec::new(),
-        failed: false,
-    };
+    let mut walk = GetWalk { steps: Vec::new() };
     for live in order {
         let (path, answer) = tables.answer(live, key);
-        let stop = matches!(answer, FOUND | CORRUPT);
-        walk.failed |= answer == CORRUPT;
         walk.steps.push((live, path, answer));
-        if stop {
+        if matches!(answer, FOUND | CORRUPT) {
             break;
         }
     }
@@ -368,15 +361,20 @@ fn get_walk<'m>(
 }
 
 impl GetWalk<'_> {
+    /// Whether the `Get` fails: a table on its path is missing or damaged.
+    fn failed(&self) -> bool {
+        self.steps.last().is_some_and(|s| s.2 == CORRUPT)
+    }
+
     fn output(&self, args: &ProbeArgs, text: &str, key: &[u8]) -> Result<String, Failure> {
         let read = self
             .steps
             .iter()
             .filter(|s| matches!(s.2, FOUND | MAY_NOT_FOUND))
             .count();
-        let skipped = self.steps.iter().filter(|s| s.2 == "absent").count();
+        let skipped = self.steps.iter().filter(|s| s.2 == ABSENT).count();
         let found = self.steps.iter().find(|s| s.2 == FOUND);
-        let outcome = match (found, self.failed) {
+        let outcome = match (found, self.failed()) {
             (_, true) => "fails",
             (Some(_), false) => "found",
             (None, false) => "not-found",
@@ -412,7 +410,7 @@ impl GetWalk<'_> {
             ));
         }
         let summary = match (found, self.steps.is_empty()) {
-            _ if self.failed => "fails: a table on its path is missing or damaged".to_string(),
+            _ if self.failed() => "fails: a table on its path is missing or damaged".to_string(),
             (Some((_, path, _)), _) => format!("found in {}", shown(path)),
             (None, true) => "not found: no live table's key range holds the key".to_string(),
             (None, false) => "not found".to_string(),
@@ -457,9 +455,7 @@ const MAY_NOT_FOUND: &str = "may-match";
 /// The database's tables, read as the keys need them (up to
 /// [`MAX_HELD`] bytes held at once), with how each one's filter hashes.
 struct Tables<'d> {
-    dir: &'d Path,
-    /// Whether RocksDB wrote the database (its file names come first).
-    rocksdb: bool,
+    database: &'d Database,
     detect: &'d crate::tables::Detect,
     loaded: HashMap<u64, Held>,
     bytes: usize,
@@ -492,12 +488,10 @@ impl Tables<'_> {
     /// The table, read on first use; `Err` with its path if it does not read.
     fn held(&mut self, live: &LiveTable) -> Result<&Held, PathBuf> {
         if !self.loaded.contains_key(&live.number) {
-            let names = live.file_names(self.rocksdb).map(|n| self.dir.join(n));
-            let path = names
-                .iter()
-                .find(|p| p.is_file())
-                .unwrap_or(&names[0])
-                .clone();
+            let path = self
+                .database
+                .file_of(live)
+                .unwrap_or_else(|missing| missing);
             let target = Target {
                 path: path.clone(),
                 live: None,
@@ -552,7 +546,7 @@ fn leveldb_step(held: &Held, key: &[u8]) -> Result<&'static str, leveldb_filter:
             Probe::PastLastKey => PAST_LAST_KEY,
             Probe::Block {
                 may_match: false, ..
-            } => "absent",
+            } => ABSENT,
             Probe::Block {
                 may_match: true, ..
             } => match holds_key(&table, KeyFormat::Internal, key)? {
@@ -568,7 +562,7 @@ fn rocksdb_step(bytes: &[u8], key: &[u8]) -> Result<&'static str, leveldb_filter
     let sst = rocksdb::Table::open(bytes)?;
     Ok(match sst.data_block_for(key)? {
         None => PAST_LAST_KEY,
-        Some(_) if !sst.key_may_match(key) => "absent",
+        Some(_) if !sst.key_may_match(key) => ABSENT,
         Some(handle) => match sst.block_holds_key(handle, key)? {
             true => FOUND,
             false => MAY_NOT_FOUND,

@@ -148,12 +148,15 @@ pub(crate) fn write_error(e: io::Error) -> Failure {
 /// block for it (the filter is not asked).
 pub(crate) const PAST_LAST_KEY: &str = "past-last-key";
 
+/// `probe`'s answer where the filter rules the key out.
+pub(crate) const ABSENT: &str = "absent";
+
 /// `probe`'s answer from the filter: `may-match`, or `absent` (ruled out).
 pub(crate) fn answer_word(may_match: bool) -> &'static str {
     if may_match {
         "may-match"
     } else {
-        "absent"
+        ABSENT
     }
 }
 

@@ -54,6 +54,19 @@ pub(crate) struct Database {
     pub(crate) manifest: Manifest,
 }
 
+impl Database {
+    /// The file of a live table: the first of its names the engine tries
+    /// that is present, else (`Err`) the first name.
+    pub(crate) fn file_of(&self, table: &LiveTable) -> Result<PathBuf, PathBuf> {
+        let names = table.file_names(self.manifest.is_rocksdb());
+        let paths = names.map(|n| self.dir.join(n));
+        match paths.iter().find(|p| p.is_file()) {
+            Some(path) => Ok(path.clone()),
+            None => Err(paths[0].clone()),
+        }
+    }
+}
+
 /// What the paths name: the tables in order, the problems found before any
 /// table is read (each with the number of tables before it, so that it is
 /// said in its place), and the databases.
@@ -135,13 +148,11 @@ impl Targets {
     /// The database's live tables in the MANIFEST's order; a live table
     /// whose file is missing is a problem; other files are skipped.
     fn database(&mut self, database: Database) {
-        let rocksdb = database.manifest.is_rocksdb();
-        let names = |t: &LiveTable| t.file_names(rocksdb).map(|n| database.dir.join(n));
-        let files: Vec<Option<PathBuf>> = database
+        let files: Vec<Result<PathBuf, PathBuf>> = database
             .manifest
             .tables()
             .iter()
-            .map(|t| names(t).into_iter().find(|p| p.is_file()))
+            .map(|t| database.file_of(t))
             .collect();
         let families = database.manifest.column_families();
         for (table, file) in database.manifest.tables().iter().zip(&files) {
@@ -150,7 +161,7 @@ impl Targets {
                 .cloned()
                 .unwrap_or_else(|| table.column_family.to_string());
             match file {
-                Some(path) => self.tables.push(Target {
+                Ok(path) => self.tables.push(Target {
                     path: path.clone(),
                     live: Some(Live {
                         level: table.level,
@@ -168,15 +179,15 @@ impl Targets {
                     }),
                 }),
                 // In another of RocksDB's `db_paths`: not here to read.
-                None if table.path_id > 0 => self.problem(Failure::Unreadable {
-                    path: names(table)[0].clone(),
+                Err(path) if table.path_id > 0 => self.problem(Failure::Unreadable {
+                    path: path.clone(),
                     what: format!(
                         "live at level {} in RocksDB's db_paths[{}], another directory: name its files to check them",
                         table.level, table.path_id
                     ),
                 }),
-                None => self.problem(Failure::File {
-                    path: names(table)[0].clone(),
+                Err(path) => self.problem(Failure::File {
+                    path: path.clone(),
                     what: format!(
                         "missing: the MANIFEST lists it live at level {}",
                         table.level
@@ -186,7 +197,7 @@ impl Targets {
             }
         }
         if let Ok((present, others)) = table_files(&database.dir) {
-            let live = files.iter().flatten().count();
+            let live = files.iter().filter(|f| f.is_ok()).count();
             self.skipped += others + present.len().saturating_sub(live);
         }
         self.databases.push(database);

@@ -269,19 +269,24 @@ struct StatJson {
     problem: Option<String>,
 }
 
-/// Totals over the filters that read: bytes, keys, and the rate the bits
-/// set imply, weighted by keys.
+/// Totals over the filters that read: bytes, keys, and, weighted by each
+/// filter's keys, its bits per key (its bit array's, as each filter's own
+/// `bits_per_key` counts them) and the rate its bits set imply.
 fn totals(filters: &[StatJson]) -> (usize, u64, Option<f64>, Option<f64>) {
-    let (mut bytes, mut keys, mut weighted, mut counted) = (0, 0, 0.0, 0);
-    for f in filters {
-        bytes += f.bytes.unwrap_or(0);
-        keys += f.keys.unwrap_or(0);
-        if let (Some(fpr), Some(k)) = (f.estimated_fpr, f.keys) {
-            weighted += fpr * k as f64;
-            counted += k;
+    let weighted = |of: fn(&StatJson) -> Option<f64>| {
+        let (mut sum, mut keys) = (0.0, 0);
+        for (value, k) in filters.iter().filter_map(|f| of(f).zip(f.keys)) {
+            sum += value * k as f64;
+            keys += k;
         }
-    }
-    let bits_per_key = (keys > 0).then(|| bytes as f64 * 8.0 / keys as f64);
-    let fpr = (counted > 0).then(|| weighted / counted as f64);
-    (bytes, keys, bits_per_key, fpr)
+        (keys > 0).then(|| sum / keys as f64)
+    };
+    let bytes = filters.iter().filter_map(|f| f.bytes).sum();
+    let keys = filters.iter().filter_map(|f| f.keys).sum();
+    (
+        bytes,
+        keys,
+        weighted(|f| f.bits_per_key),
+        weighted(|f| f.estimated_fpr),
+    )
 }
