@@ -318,9 +318,12 @@ fn run(
                 out.failure(&failure)
             }
         };
-        out.bar.inc(file_len(&targets.tables[i].path));
-        out.bar
-            .set_message(format!("{}/{} tables", i + 1, targets.tables.len()));
+        // The file's size asked again only for a bar that is drawn.
+        if !out.bar.is_hidden() {
+            out.bar.inc(file_len(&targets.tables[i].path));
+            out.bar
+                .set_message(format!("{}/{} tables", i + 1, targets.tables.len()));
+        }
         written?;
         // After the last table, the problems found after it.
         match i + 1 == targets.tables.len() {
