@@ -41,10 +41,15 @@ fn the_manifest_lists_the_tables_the_engine_lists() {
             .map(|row| (row.number, row.clone()))
             .collect();
         assert_eq!(ours, theirs, "{}", db.name);
+        // The checked-in databases hold tables at three levels or more. A
+        // fresh one's levels are what the engine's background work made
+        // of the same writes (RocksDB 9.8.4's and 11.12's dynamic level
+        // sizes may skip level 5): level 0 and a deeper one at least.
         let levels: BTreeSet<u32> = ours.values().map(|t| t.level).collect();
+        let least = if db.checked_in { 3 } else { 2 };
         assert!(
-            levels.len() >= 3,
-            "{}: tables at three levels or more",
+            levels.len() >= least && levels.contains(&0),
+            "{}: tables at {least} levels or more, level 0 among them",
             db.name
         );
         // A key the engine's `Get` found lies in the range of a table of

@@ -249,6 +249,9 @@ pub fn ribbon_keys(spec: &str) -> Vec<Vec<u8>> {
 pub struct GoldenDb {
     pub name: String,
     pub dir: PathBuf,
+    /// Checked in (`testdata/db/`), rather than written fresh for this
+    /// run (`DB_VECTORS`): only a checked-in database's shape is known.
+    pub checked_in: bool,
     pub live: Vec<LiveRow>,
     pub gets: Vec<GetRow>,
 }
@@ -332,6 +335,7 @@ pub fn databases() -> Vec<GoldenDb> {
                 .collect();
             GoldenDb {
                 name: root.file_name().unwrap().to_string_lossy().into_owned(),
+                checked_in: root.starts_with(testdata()),
                 dir: root.join("db"),
                 live,
                 gets,
