@@ -67,8 +67,11 @@ use std::sync::OnceLock;
 #[cfg(target_arch = "x86_64")]
 pub(crate) use x86_64::prefetch;
 
+#[cfg(target_arch = "aarch64")]
+pub(crate) use aarch64::prefetch;
+
 /// Where there is no prefetch instruction taken: nothing.
-#[cfg(not(target_arch = "x86_64"))]
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 #[inline(always)]
 pub(crate) fn prefetch<T>(_slice: &[T], _index: usize) {}
 
@@ -105,10 +108,9 @@ pub(crate) const PAIRS_FROM: (usize, usize) = (5, 8);
 /// the portable kernel.
 pub(crate) const FEW_TO_GROUP: usize = 256;
 
-/// Keys from which the AVX-512 kernel prefetches keys ahead: so many that
-/// their bytes are likely out of the cache (for keys in the cache the
+/// Keys from which the kernels prefetch keys ahead: so many that their
+/// bytes are likely out of the cache (for keys in the cache the
 /// prefetches cost a few percent).
-#[cfg(target_arch = "x86_64")]
 pub(crate) const MANY_KEYS: usize = 1 << 15;
 
 /// The largest bit array the vector kernels take, in bytes: their reduction
@@ -372,11 +374,11 @@ impl Kernel {
         vector!(
             self, cpu => cpu.positions(hashes, bits),
             scalar => {
-                let modulus = portable::Modulus::new(bits as usize);
+                let modulus = portable::Modulus::new((bits / 8) as usize);
                 let probes = |h: u32| {
                     let delta = h.rotate_right(17);
                     std::array::from_fn(|j| {
-                        modulus.reduce(h.wrapping_add((j as u32).wrapping_mul(delta))) as u32
+                        modulus.position(h.wrapping_add((j as u32).wrapping_mul(delta))) as u32
                     })
                 };
                 hashes.iter().map(|&h| probes(h)).collect()

@@ -9,7 +9,10 @@ use std::fmt;
 mod block;
 
 pub use crate::error::{Corruption, Field, Limit};
-pub(crate) use block::{snappy, stored_block, too_large, uncompressed_limit, unmask};
+// RocksDB's compressed blocks alone (the `codecs` feature) need `too_large` here.
+#[cfg(feature = "codecs")]
+pub(crate) use block::too_large;
+pub(crate) use block::{snappy, stored_block, uncompressed_limit, unmask};
 pub use block::{Block, BlockIter, Entry, KEY_EXPANSION, MAX_SNAPPY_EXPANSION};
 
 /// The magic number that ends every LevelDB table.
