@@ -5,7 +5,7 @@
 //! 0xbc9f1d34); probe j sets bit `(h + j * delta) % bits`, with `delta` the hash
 //! rotated right by 17 bits and all arithmetic on 32 bits.
 
-use crate::arch::Kernel;
+use crate::arch::{portable, Kernel, Modulus};
 use crate::hash::{hash, HashVariant, SEED};
 use crate::FilterPolicy;
 
@@ -232,6 +232,111 @@ impl KeyHash {
     }
 }
 
+/// A filter of a [`BloomFilterPolicy`], parsed once, with what its lookups
+/// need of its size computed once: for an engine that keeps a table's
+/// filter and probes it many times (a `Get` or a multi-get per lookup).
+///
+/// [`FilterPolicy::key_may_match`] reads the k byte and divides to reduce
+/// probes by the filter's size on every call; a `BloomFilter` does both
+/// when made. Its answers are [`key_may_match`](FilterPolicy::key_may_match)'s
+/// on any bytes, LevelDB's fixed answers included (a filter under 2 bytes
+/// matches nothing, a k byte above 30 everything). It holds its bytes as
+/// any `D: AsRef<[u8]>` (a slice, a `Vec<u8>`, an `Arc<[u8]>` of a block
+/// cache).
+///
+/// ```
+/// use leveldb_filter::{BloomFilter, BloomFilterPolicy, FilterPolicy};
+///
+/// let policy = BloomFilterPolicy::new(10);
+/// let mut bytes = Vec::new();
+/// policy.create_filter(&[b"apple", b"banana"], &mut bytes);
+/// let filter = BloomFilter::new(&policy, bytes);
+/// assert!(filter.may_match(b"apple"));
+/// let hash = policy.key_hash(b"cherry");
+/// assert_eq!(filter.hash_may_match(hash), policy.key_may_match(b"cherry", filter.as_bytes()));
+/// ```
+#[derive(Clone, Debug)]
+pub struct BloomFilter<D> {
+    data: D,
+    /// The probes a key, or LevelDB's answer for a filter it does not probe.
+    probes: Result<usize, bool>,
+    modulus: Modulus,
+    variant: HashVariant,
+}
+
+impl<D: AsRef<[u8]>> BloomFilter<D> {
+    /// `data`, a filter `policy` wrote, ready for lookups.
+    pub fn new(policy: &BloomFilterPolicy, data: D) -> Self {
+        let (probes, len) = match parse(data.as_ref()) {
+            Ok((array, k)) => (Ok(k), array.len()),
+            Err(answer) => (Err(answer), 1),
+        };
+        BloomFilter {
+            data,
+            probes,
+            modulus: Modulus::new(len),
+            variant: policy.variant,
+        }
+    }
+
+    /// Whether `key` may be in the filter: [`FilterPolicy::key_may_match`]'s
+    /// answer.
+    #[inline]
+    pub fn may_match(&self, key: &[u8]) -> bool {
+        self.probe(hash(key, SEED, self.variant))
+    }
+
+    /// Whether the key hashed to `hash` may be in the filter: "may match"
+    /// for a hash of another variant than the policy's, as
+    /// [`BloomFilterPolicy::hash_may_match`] answers.
+    #[inline]
+    pub fn hash_may_match(&self, hash: KeyHash) -> bool {
+        hash.variant != self.variant || self.probe(hash.value)
+    }
+
+    /// [`may_match`](Self::may_match) for each of `keys`, into `out`.
+    ///
+    /// # Panics
+    /// If `out` and `keys` differ in length.
+    pub fn may_match_batch(&self, keys: &[&[u8]], out: &mut [bool]) {
+        assert_eq!(keys.len(), out.len(), "one answer per key");
+        match (self.probes, parse(self.as_bytes())) {
+            (Ok(k), Ok((array, _))) => {
+                Kernel::detect().contains_batch(keys, self.variant, k, array, out)
+            }
+            (Err(answer), _) | (_, Err(answer)) => out.fill(answer),
+        }
+    }
+
+    /// The filter's bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        self.data.as_ref()
+    }
+
+    /// The filter's bytes, as given to [`new`](Self::new).
+    pub fn into_inner(self) -> D {
+        self.data
+    }
+
+    #[inline]
+    fn probe(&self, h: u32) -> bool {
+        match self.probes {
+            Ok(k) => {
+                let bytes = self.data.as_ref();
+                // The k byte is the last: the array is all but it (a
+                // `data` whose length changed since is probed within
+                // its bytes: `contains_with` checks the modulus).
+                let array = &bytes[..bytes.len().saturating_sub(1)];
+                // The portable kernel's probes on every CPU: the modulus
+                // is its constant (the vector kernels' single lookups,
+                // which compute their own each time, cost about as much).
+                portable::contains_with(self.modulus, h, k, array)
+            }
+            Err(answer) => answer,
+        }
+    }
+}
+
 impl FilterPolicy for BloomFilterPolicy {
     fn name(&self) -> &str {
         self.name
@@ -327,6 +432,22 @@ impl BloomFilterPolicy {
     pub(crate) fn create_with(&self, kernel: Kernel, keys: &[&[u8]], dst: &mut Vec<u8>) {
         let array = self.start_filter(keys.len(), dst);
         kernel.insert(keys, self.variant, self.k, &mut dst[array]);
+    }
+
+    /// Whether the key hashed to `h` may be in `filter`, as
+    /// [`key_may_match`](FilterPolicy::key_may_match) answers, the
+    /// array's [`Modulus`] given by `modulus(array length)`.
+    #[inline]
+    pub(crate) fn probe_with(
+        &self,
+        h: u32,
+        filter: &[u8],
+        modulus: impl FnOnce(usize) -> Modulus,
+    ) -> bool {
+        match parse(filter) {
+            Ok((array, k)) => portable::contains_with(modulus(array.len()), h, k, array),
+            Err(answer) => answer,
+        }
     }
 
     /// `key_may_match` on a given kernel.

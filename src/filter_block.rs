@@ -16,7 +16,7 @@
 
 use byteorder::{ByteOrder, LittleEndian};
 
-use crate::arch::Kernel;
+use crate::arch::{Kernel, Modulus};
 use crate::{BloomFilterPolicy, FilterBlockError, FilterPolicy, KeyHash};
 
 /// One filter per 2048 bytes of data-block offset.
@@ -299,14 +299,29 @@ impl<'a> Layout<'a> {
 pub struct FilterBlockReader<'a, P> {
     policy: P,
     layout: Option<Layout<'a>>,
+    moduli: Moduli,
 }
 
 impl<'a, P: FilterPolicy> FilterBlockReader<'a, P> {
-    /// A reader over `contents`, the filter block's bytes without the block trailer.
+    /// A reader over `contents`, the filter block's bytes without the block
+    /// trailer. For a policy whose filters are probed by hash
+    /// ([`key_hasher`](FilterPolicy::key_hasher)), it computes once what
+    /// lookups need of each filter size (see [`BloomFilter`](crate::BloomFilter)),
+    /// up to 8 KiB for sizes to 512 bytes: a pass over the filters' offsets.
     pub fn new(policy: P, contents: &'a [u8]) -> Self {
+        Self::with_layout(policy, Layout::read(contents).ok())
+    }
+
+    /// A reader of the filters `layout` finds (none: every lookup may match).
+    fn with_layout(policy: P, layout: Option<Layout<'a>>) -> Self {
+        let moduli = match (&layout, policy.key_hasher()) {
+            (Some(layout), Some(_)) => Moduli::of(layout),
+            _ => Moduli::default(),
+        };
         FilterBlockReader {
             policy,
-            layout: Layout::read(contents).ok(),
+            layout,
+            moduli,
         }
     }
 
@@ -314,9 +329,13 @@ impl<'a, P: FilterPolicy> FilterBlockReader<'a, P> {
     /// `false` means it is certainly not.
     #[inline]
     pub fn key_may_match(&self, block_offset: u64, key: &[u8]) -> bool {
-        match self.filter_for(block_offset) {
-            Ok(filter) => self.policy.key_may_match(key, filter),
-            Err(answer) => answer,
+        match (self.filter_for(block_offset), self.policy.as_bloom()) {
+            (Ok(filter), Some(bloom)) => {
+                let h = bloom.key_hash(key).value();
+                bloom.probe_with(h, filter, |len| self.moduli.get(len))
+            }
+            (Ok(filter), None) => self.policy.key_may_match(key, filter),
+            (Err(answer), _) => answer,
         }
     }
 
@@ -353,9 +372,45 @@ impl<'a, P: FilterPolicy> FilterBlockReader<'a, P> {
     #[inline]
     pub fn hash_may_match(&self, block_offset: u64, hash: KeyHash) -> bool {
         match (self.filter_for(block_offset), self.policy.key_hasher()) {
-            (Ok(filter), Some(bloom)) => bloom.hash_may_match(hash, filter),
+            (Ok(filter), Some(bloom)) => {
+                hash.variant() != bloom.hash_variant()
+                    || bloom.probe_with(hash.value(), filter, |len| self.moduli.get(len))
+            }
             (Ok(_), None) => true,
             (Err(answer), _) => answer,
+        }
+    }
+}
+
+/// The [`Modulus`] of every bit-array length from 0 to that of the
+/// longest filter of a block, at most [`Moduli::MAX_LEN`] bytes: a block's
+/// filters (one per 2 KiB of data) hold a few dozen keys each, tens of
+/// bytes; a longer one's is computed at each lookup.
+#[derive(Clone, Debug, Default)]
+struct Moduli(Box<[Modulus]>);
+
+impl Moduli {
+    /// The longest array whose modulus is kept.
+    const MAX_LEN: usize = 511;
+
+    /// For the filters of `layout` (their bounds as lookups take them).
+    fn of(layout: &Layout<'_>) -> Self {
+        let longest = (0..layout.num)
+            .map(|i| layout.bounds(i))
+            .filter(|&(start, limit)| start <= limit && limit as usize <= layout.data.len())
+            .map(|(start, limit)| (limit - start) as usize)
+            .filter(|&len| len <= Self::MAX_LEN + 1)
+            .max()
+            .unwrap_or(0);
+        Moduli((0..longest).map(Modulus::new).collect())
+    }
+
+    /// The modulus of an array of `len` bytes.
+    #[inline]
+    fn get(&self, len: usize) -> Modulus {
+        match self.0.get(len) {
+            Some(&modulus) => modulus,
+            None => Modulus::new(len),
         }
     }
 }
@@ -476,9 +531,6 @@ impl<'a> FilterBlock<'a> {
 
     /// A lookup reader over the same bytes.
     pub fn reader<P: FilterPolicy>(&self, policy: P) -> FilterBlockReader<'a, P> {
-        FilterBlockReader {
-            policy,
-            layout: Some(self.layout),
-        }
+        FilterBlockReader::with_layout(policy, Some(self.layout))
     }
 }

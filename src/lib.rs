@@ -151,7 +151,7 @@ pub mod rusty;
 
 use std::sync::Arc;
 
-pub use bloom::{BloomFilterPolicy, KeyHash};
+pub use bloom::{BloomFilter, BloomFilterPolicy, KeyHash};
 pub use error::{Error, FilterBlockError};
 pub use filter_block::{FilterBlock, FilterBlockBuilder, FilterBlockReader};
 pub(crate) use hash::hash;

@@ -75,6 +75,8 @@ pub(crate) use aarch64::prefetch;
 #[inline(always)]
 pub(crate) fn prefetch<T>(_slice: &[T], _index: usize) {}
 
+pub(crate) use portable::Modulus;
+
 use crate::hash::SEED;
 use crate::HashVariant;
 

@@ -9,8 +9,8 @@ use crate::leveldb_tests::TestHashFilter;
 
 use arbitrary::{keys, Call, Key, Layout, Variant};
 use leveldb_filter::{
-    BloomFilterPolicy, FilterBlock, FilterBlockBuilder, FilterBlockReader, FilterPolicy,
-    HashVariant, InternalKeyPolicy,
+    BloomFilter, BloomFilterPolicy, FilterBlock, FilterBlockBuilder, FilterBlockReader,
+    FilterPolicy, HashVariant, InternalKeyPolicy,
 };
 
 fn check<A: quickcheck::Testable>(prop: A) {
@@ -122,9 +122,19 @@ fn bloom_may_match_matches_reference_on_any_bytes() {
         let want = reference::bloom_may_match(&key.0, &filter, v.signed());
         // The key hashed once answers the same.
         let policy = v.policy(10);
+        // And a prepared filter, by key and by hash; a hash of the other
+        // variant "may match".
+        let prepared = BloomFilter::new(&policy, filter.as_slice());
+        let other = BloomFilterPolicy::new(10).with_hash(match v.0 {
+            HashVariant::Unsigned => HashVariant::Signed,
+            HashVariant::Signed => HashVariant::Unsigned,
+        });
         policy.key_may_match(&key.0, &filter) == want
             && policy.key_hash(&key.0).may_match(&filter) == want
             && policy.hash_may_match(policy.key_hash(&key.0), &filter) == want
+            && prepared.may_match(&key.0) == want
+            && prepared.hash_may_match(policy.key_hash(&key.0)) == want
+            && prepared.hash_may_match(other.key_hash(&key.0))
     }
     check(prop as fn(Vec<u8>, u8, Key, Variant) -> bool);
 }
@@ -144,10 +154,14 @@ fn bloom_batch_matches_reference() {
         let refs: Vec<&[u8]> = probes.iter().map(Vec::as_slice).collect();
         [filter, junk].iter().all(|filter| {
             let mut out = vec![false; refs.len()];
+            let mut prepared = vec![false; refs.len()];
             policy.key_may_match_batch(&refs, filter, &mut out);
-            refs.iter()
-                .zip(&out)
-                .all(|(p, &answer)| answer == reference::bloom_may_match(p, filter, v.signed()))
+            BloomFilter::new(&policy, filter).may_match_batch(&refs, &mut prepared);
+            out == prepared
+                && refs
+                    .iter()
+                    .zip(&out)
+                    .all(|(p, &answer)| answer == reference::bloom_may_match(p, filter, v.signed()))
         })
     }
     check(prop as fn(u8, Vec<Key>, Vec<Key>, Vec<u8>, Variant) -> bool);
