@@ -473,7 +473,7 @@ fn main() {
     for r in rows.iter().filter(|r| r.kind == "single_prepared") {
         println!(
             "ratio_single_prepared {} vs_leveldb={:.2} vs_rusty={:.2}",
-            r.name.split(' ').next().unwrap_or_default(),
+            r.name.trim_end_matches(" half absent").replace(' ', "_"),
             r.leveldb / r.ours,
             r.rusty / r.ours
         );
