@@ -242,7 +242,8 @@ impl KeyHash {
 /// on any bytes, LevelDB's fixed answers included (a filter under 2 bytes
 /// matches nothing, a k byte above 30 everything). It holds its bytes as
 /// any `D: AsRef<[u8]>` (a slice, a `Vec<u8>`, an `Arc<[u8]>` of a block
-/// cache).
+/// cache) that gives the same bytes on every call (bytes that change after
+/// `new` are never read out of bounds, but may be answered for as the old).
 ///
 /// ```
 /// use leveldb_filter::{BloomFilter, BloomFilterPolicy, FilterPolicy};

@@ -3,7 +3,7 @@
 //! `(h + j * delta) % bits`, `delta` the hash rotated right by 17 bits, sums
 //! on 32 bits (LevelDB's util/bloom.cc).
 //!
-//! Its one `unsafe` is the unchecked access to a probe's byte: every index
+//! Its `unsafe` is the unchecked access to a probe's byte: every index
 //! comes from [`Modulus::byte`], below the array's length by construction
 //! (a bounds check a probe cost a tenth of a lookup).
 #![allow(unsafe_code)]
