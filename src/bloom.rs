@@ -301,11 +301,9 @@ impl<D: AsRef<[u8]>> BloomFilter<D> {
     /// If `out` and `keys` differ in length.
     pub fn may_match_batch(&self, keys: &[&[u8]], out: &mut [bool]) {
         assert_eq!(keys.len(), out.len(), "one answer per key");
-        match (self.probes, parse(self.as_bytes())) {
-            (Ok(k), Ok((array, _))) => {
-                Kernel::detect().contains_batch(keys, self.variant, k, array, out)
-            }
-            (Err(answer), _) | (_, Err(answer)) => out.fill(answer),
+        match self.probes {
+            Ok(k) => Kernel::detect().contains_batch(keys, self.variant, k, self.array(), out),
+            Err(answer) => out.fill(answer),
         }
     }
 
@@ -319,20 +317,22 @@ impl<D: AsRef<[u8]>> BloomFilter<D> {
         self.data
     }
 
+    /// The bit array: all but the last byte, the k byte (a `data` whose
+    /// length changed since `new` is probed within its bytes:
+    /// `contains_with` checks the modulus).
+    #[inline]
+    fn array(&self) -> &[u8] {
+        let bytes = self.data.as_ref();
+        &bytes[..bytes.len().saturating_sub(1)]
+    }
+
     #[inline]
     fn probe(&self, h: u32) -> bool {
         match self.probes {
-            Ok(k) => {
-                let bytes = self.data.as_ref();
-                // The k byte is the last: the array is all but it (a
-                // `data` whose length changed since is probed within
-                // its bytes: `contains_with` checks the modulus).
-                let array = &bytes[..bytes.len().saturating_sub(1)];
-                // The portable kernel's probes on every CPU: the modulus
-                // is its constant (the vector kernels' single lookups,
-                // which compute their own each time, cost about as much).
-                portable::contains_with(self.modulus, h, k, array)
-            }
+            // The portable kernel's probes on every CPU: the modulus is
+            // its constant (the vector kernels' single lookups, which
+            // compute their own each time, cost about as much).
+            Ok(k) => portable::contains_with(self.modulus, h, k, self.array()),
             Err(answer) => answer,
         }
     }
@@ -435,20 +435,22 @@ impl BloomFilterPolicy {
         kernel.insert(keys, self.variant, self.k, &mut dst[array]);
     }
 
-    /// Whether the key hashed to `h` may be in `filter`, as
-    /// [`key_may_match`](FilterPolicy::key_may_match) answers, the
-    /// array's [`Modulus`] given by `modulus(array length)`.
+    /// [`hash_may_match`](Self::hash_may_match), the array's [`Modulus`]
+    /// given by `modulus(array length)`.
     #[inline]
     pub(crate) fn probe_with(
         &self,
-        h: u32,
+        hash: KeyHash,
         filter: &[u8],
         modulus: impl FnOnce(usize) -> Modulus,
     ) -> bool {
-        match parse(filter) {
-            Ok((array, k)) => portable::contains_with(modulus(array.len()), h, k, array),
-            Err(answer) => answer,
-        }
+        hash.variant != self.variant
+            || match parse(filter) {
+                Ok((array, k)) => {
+                    portable::contains_with(modulus(array.len()), hash.value, k, array)
+                }
+                Err(answer) => answer,
+            }
     }
 
     /// `key_may_match` on a given kernel.

@@ -331,8 +331,7 @@ impl<'a, P: FilterPolicy> FilterBlockReader<'a, P> {
     pub fn key_may_match(&self, block_offset: u64, key: &[u8]) -> bool {
         match (self.filter_for(block_offset), self.policy.as_bloom()) {
             (Ok(filter), Some(bloom)) => {
-                let h = bloom.key_hash(key).value();
-                bloom.probe_with(h, filter, |len| self.moduli.get(len))
+                bloom.probe_with(bloom.key_hash(key), filter, |len| self.moduli.get(len))
             }
             (Ok(filter), None) => self.policy.key_may_match(key, filter),
             (Err(answer), _) => answer,
@@ -372,10 +371,7 @@ impl<'a, P: FilterPolicy> FilterBlockReader<'a, P> {
     #[inline]
     pub fn hash_may_match(&self, block_offset: u64, hash: KeyHash) -> bool {
         match (self.filter_for(block_offset), self.policy.key_hasher()) {
-            (Ok(filter), Some(bloom)) => {
-                hash.variant() != bloom.hash_variant()
-                    || bloom.probe_with(hash.value(), filter, |len| self.moduli.get(len))
-            }
+            (Ok(filter), Some(bloom)) => bloom.probe_with(hash, filter, |len| self.moduli.get(len)),
             (Ok(_), None) => true,
             (Err(answer), _) => answer,
         }
