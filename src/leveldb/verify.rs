@@ -583,8 +583,7 @@ pub fn measure_fpr(
         table,
         policy,
         key_format,
-        pending: std::collections::BTreeSet::new(),
-        last: None,
+        neighbours: Neighbours::default(),
         measured: MeasuredFpr::default(),
         error: None,
     };
@@ -592,20 +591,54 @@ pub fn measure_fpr(
     if let Some(e) = sink.error {
         return Err(e);
     }
-    while let Some(neighbour) = sink.pending.pop_first() {
+    // Those past the last key too: the index's last separator may be
+    // above them, and LevelDB's lookup then asks the filter.
+    for neighbour in std::mem::take(&mut sink.neighbours).rest() {
         sink.probe(&neighbour)?;
     }
     Ok(sink.measured)
 }
 
-/// [`measure_fpr`]'s pass: neighbours wait until the keys pass them, so that
-/// one the table holds is not counted.
+/// The keys [`measure_fpr`] probes: each of a table's keys with its last
+/// byte one higher, waiting until the table's keys (in order) pass them,
+/// so that one the table holds is not counted.
+#[derive(Default)]
+pub(crate) struct Neighbours(std::collections::BTreeSet<Vec<u8>>);
+
+impl Neighbours {
+    /// The table's next key: `probe` takes each neighbour below it, which
+    /// the table does not hold (its first error ends the pass).
+    pub(crate) fn key<E>(
+        &mut self,
+        key: &[u8],
+        mut probe: impl FnMut(&[u8]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        while let Some(neighbour) = self.0.pop_first() {
+            if neighbour.as_slice() >= key {
+                self.0.insert(neighbour);
+                break;
+            }
+            probe(&neighbour)?;
+        }
+        self.0.remove(key);
+        if let Some((&last, rest)) = key.split_last().filter(|(&last, _)| last < 0xff) {
+            self.0.insert([rest, &[last + 1]].concat());
+        }
+        Ok(())
+    }
+
+    /// The neighbours past the table's last key, in order.
+    pub(crate) fn rest(self) -> impl Iterator<Item = Vec<u8>> {
+        self.0.into_iter()
+    }
+}
+
+/// [`measure_fpr`]'s pass over a LevelDB table's keys.
 struct NeighbourSink<'t, 'a, 'p> {
     table: &'t Table<'a>,
     policy: &'p BloomFilterPolicy,
     key_format: KeyFormat,
-    pending: std::collections::BTreeSet<Vec<u8>>,
-    last: Option<Vec<u8>>,
+    neighbours: Neighbours,
     measured: MeasuredFpr,
     error: Option<Error>,
 }
@@ -628,25 +661,16 @@ impl FilterSink for NeighbourSink<'_, '_, '_> {
             KeyFormat::User => key,
             KeyFormat::Internal => user_key(key),
         };
-        if self.last.as_deref() == Some(key) {
-            return ControlFlow::Continue(());
-        }
-        // Neighbours below this key are not in the table: probe them.
-        while self.pending.first().is_some_and(|n| n.as_slice() < key) {
-            let neighbour = self.pending.pop_first().unwrap_or_default();
-            if let Err(e) = self.probe(&neighbour) {
+        let mut neighbours = std::mem::take(&mut self.neighbours);
+        let probed = neighbours.key(key, |neighbour| self.probe(neighbour));
+        self.neighbours = neighbours;
+        match probed {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => {
                 self.error = Some(e);
-                return ControlFlow::Break(String::new());
+                ControlFlow::Break(String::new())
             }
         }
-        self.pending.remove(key);
-        if let Some((&last, rest)) = key.split_last() {
-            if last < 0xff {
-                self.pending.insert([rest, &[last + 1]].concat());
-            }
-        }
-        self.last = Some(key.to_vec());
-        ControlFlow::Continue(())
     }
 
     fn cut(&mut self, _index: usize) -> ControlFlow<String> {
@@ -816,5 +840,37 @@ impl BloomStats {
     /// `approximateElementCount`: -ln(1 - share set) * bits / k, rounded.
     pub fn estimated_keys(&self) -> f64 {
         (-(-self.share_set()).ln_1p() * self.bits as f64 / f64::from(self.k)).round()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Neighbours;
+
+    /// A neighbour is probed once the keys pass it, unless the table holds
+    /// it; a key ending in 0xff has none; those past the last key are left.
+    #[test]
+    fn neighbours_are_probed_when_passed_unless_held() {
+        let mut neighbours = Neighbours::default();
+        let mut probed = Vec::new();
+        for key in [&b"a"[..], b"a", b"ab", b"b", b"c\xff", b"d"] {
+            neighbours
+                .key(key, |n| {
+                    probed.push(n.to_vec());
+                    Ok::<(), ()>(())
+                })
+                .unwrap();
+        }
+        assert_eq!(probed, [&b"ac"[..], b"c"]);
+        assert_eq!(neighbours.rest().collect::<Vec<_>>(), [b"e".to_vec()]);
+    }
+
+    /// The probe's first error ends the pass.
+    #[test]
+    fn a_probe_error_ends_the_pass() {
+        let mut neighbours = Neighbours::default();
+        neighbours.key(b"a", |_| Ok::<(), u8>(())).unwrap();
+        neighbours.key(b"ab", |_| Ok::<(), u8>(())).unwrap();
+        assert_eq!(neighbours.key(b"z", |_| Err(7u8)), Err(7));
     }
 }

@@ -1162,18 +1162,14 @@ impl<'a> Table<'a> {
     /// range, probed as [`key_may_match`](Self::key_may_match) does.
     pub fn measure_fpr(&self) -> Result<crate::leveldb::MeasuredFpr, Error> {
         let mut measured = crate::leveldb::MeasuredFpr::default();
-        let mut pending = BTreeSet::<Vec<u8>>::new();
+        let mut neighbours = crate::leveldb::Neighbours::default();
         self.for_each_key(|key, _| {
-            // Neighbours below this key are not in the table.
-            while let Some(neighbour) = pending.first().filter(|n| n.as_slice() < key) {
+            let probed = neighbours.key(key, |neighbour| {
                 measured.probed += 1;
                 measured.passed += u64::from(self.key_may_match(neighbour));
-                pending.pop_first();
-            }
-            pending.remove(key);
-            if let Some((&last, rest)) = key.split_last().filter(|(&l, _)| l < 0xff) {
-                pending.insert([rest, &[last + 1]].concat());
-            }
+                Ok::<(), std::convert::Infallible>(())
+            });
+            let Ok(()) = probed;
         })?;
         // What is left lies past the last key: a `Get` does not ask.
         Ok(measured)
