@@ -1,11 +1,15 @@
 // What the database generators share: failing loudly, hex, the xorshift
-// generator of the other oracles, and the command line
-// `NAME --seed N [--big MB] OUT_DIR` (OUT_DIR made if need be).
+// generator of the other oracles, the command line
+// `NAME --seed N [--big MB] OUT_DIR` (OUT_DIR made if need be), and the
+// writes and summary of a --big run.
 #pragma once
 
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -69,15 +73,40 @@ static Args parse_args(const char* name, int argc, char** argv) {
   return args;
 }
 
+// A --big run's random source for `seed`.
+static Rng big_rng(uint64_t seed) {
+  Rng rng{seed * 0x9e3779b97f4a7c15ull + 0xb16};
+  rng.next();
+  return rng;
+}
+
+// One of a --big run's write batches: 1,000 random keys of 16 hex digits,
+// each with 100 random bytes, given to put(key, value).
+template <typename Put>
+static void big_batch(Rng& rng, Put put) {
+  for (int i = 0; i < 1000; i++) {
+    char key[17];
+    snprintf(key, sizeof key, "%016llx", (unsigned long long)rng.next());
+    char value[100];
+    for (int j = 0; j < 100; j += 8) {
+      uint64_t x = rng.next();
+      memcpy(value + j, &x, std::min(8, 100 - j));
+    }
+    put(key, value);
+  }
+}
+
 // The line a --big run ends with: keys, tables, bytes, tables per level,
-// seconds. `tables` holds each table's level and size.
-static void print_summary(uint64_t keys, const std::vector<std::pair<int, uint64_t>>& tables,
-                          double secs) {
+// seconds since `start`. Each of `tables` has a level and a size.
+template <typename Table>
+static void print_summary(uint64_t keys, const std::vector<Table>& tables,
+                          std::chrono::steady_clock::time_point start) {
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::map<int, int> per_level;
   uint64_t total = 0;
-  for (auto& [level, size] : tables) {
-    per_level[level]++;
-    total += size;
+  for (const Table& t : tables) {
+    per_level[t.level]++;
+    total += t.size;
   }
   printf("%llu keys written; %zu tables, %llu bytes (%.1f MiB);", (unsigned long long)keys,
          tables.size(), (unsigned long long)total, total / 1048576.0);

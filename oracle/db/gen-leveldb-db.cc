@@ -206,13 +206,19 @@ static void open(const leveldb::Options& options, const std::string& path, level
   check(leveldb::DB::Open(options, path, db), "open " + path);
 }
 
-static int small(uint64_t seed, const std::string& out) {
-  std::string path = out + "/db";
-  std::unique_ptr<const leveldb::FilterPolicy> policy(leveldb::NewBloomFilterPolicy(10));
+// Options for a new database whose tables hold `policy`'s filters.
+static leveldb::Options new_database(const leveldb::FilterPolicy* policy) {
   leveldb::Options options;
   options.create_if_missing = true;
   options.error_if_exists = true;
-  options.filter_policy = policy.get();
+  options.filter_policy = policy;
+  return options;
+}
+
+static int small(uint64_t seed, const std::string& out) {
+  std::string path = out + "/db";
+  std::unique_ptr<const leveldb::FilterPolicy> policy(leveldb::NewBloomFilterPolicy(10));
+  leveldb::Options options = new_database(policy.get());
   options.write_buffer_size = 64 << 10;
   options.max_file_size = 32 << 10;  // clipped to 1 MiB by LevelDB
   leveldb::DB* db = nullptr;
@@ -375,30 +381,19 @@ static int small(uint64_t seed, const std::string& out) {
 static int big(uint64_t seed, uint64_t mib, const std::string& out) {
   std::string path = out + "/db";
   std::unique_ptr<const leveldb::FilterPolicy> policy(leveldb::NewBloomFilterPolicy(10));
-  leveldb::Options options;
-  options.create_if_missing = true;
-  options.error_if_exists = true;
-  options.filter_policy = policy.get();
+  leveldb::Options options = new_database(policy.get());
   leveldb::DB* db = nullptr;
   open(options, path, &db);
   auto start = std::chrono::steady_clock::now();
-  Rng rng{seed * 0x9e3779b97f4a7c15ull + 0xb16};
-  rng.next();
+  Rng rng = big_rng(seed);
   uint64_t target = mib << 20, keys = 0, total = 0;
   std::vector<Table> tables;
   while (total < target) {
     for (int b = 0; b < 20; b++) {
       leveldb::WriteBatch batch;
-      for (int i = 0; i < 1000; i++) {
-        char key[17];
-        snprintf(key, sizeof key, "%016llx", (unsigned long long)rng.next());
-        char value[100];
-        for (int j = 0; j < 100; j += 8) {
-          uint64_t x = rng.next();
-          memcpy(value + j, &x, std::min(8, 100 - j));
-        }
+      big_batch(rng, [&](const char* key, const char* value) {
         batch.Put(leveldb::Slice(key, 16), leveldb::Slice(value, 100));
-      }
+      });
       check(db->Write(leveldb::WriteOptions(), &batch), "write");
       keys += 1000;
     }
@@ -409,10 +404,7 @@ static int big(uint64_t seed, uint64_t mib, const std::string& out) {
   flush(db);
   tables = parse_sstables(settle(db, 3000));
   delete db;
-  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::vector<std::pair<int, uint64_t>> sizes;
-  for (const Table& t : tables) sizes.push_back({t.level, t.size});
-  print_summary(keys, sizes, secs);
+  print_summary(keys, tables, start);
   return 0;
 }
 

@@ -369,24 +369,16 @@ static int big(uint64_t seed, uint64_t mib, const std::string& out) {
   DB* db = nullptr;
   check(DB::Open(options, path, &db), "open " + path);
   auto start = std::chrono::steady_clock::now();
-  Rng rng{seed * 0x9e3779b97f4a7c15ull + 0xb16};
-  rng.next();
+  Rng rng = big_rng(seed);
   uint64_t target = mib << 20, keys = 0;
   // The live tables and the memtables (flushed at the end).
   while (int_property(db, "rocksdb.live-sst-files-size") +
              int_property(db, "rocksdb.cur-size-all-mem-tables") < target) {
     for (int b = 0; b < 20; b++) {
       WriteBatch batch;
-      for (int i = 0; i < 1000; i++) {
-        char key[17];
-        snprintf(key, sizeof key, "%016llx", (unsigned long long)rng.next());
-        char value[100];
-        for (int j = 0; j < 100; j += 8) {
-          uint64_t x = rng.next();
-          memcpy(value + j, &x, std::min(8, 100 - j));
-        }
+      big_batch(rng, [&](const char* key, const char* value) {
         check(batch.Put(Slice(key, 16), Slice(value, 100)), "batch");
-      }
+      });
       check(db->Write(WriteOptions(), &batch), "write");
       keys += 1000;
     }
@@ -397,10 +389,7 @@ static int big(uint64_t seed, uint64_t mib, const std::string& out) {
   db->GetLiveFilesMetaData(&files);
   check(db->Close(), "close");
   delete db;
-  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::vector<std::pair<int, uint64_t>> sizes;
-  for (const LiveFileMetaData& f : files) sizes.push_back({f.level, f.size});
-  print_summary(keys, sizes, secs);
+  print_summary(keys, files, start);
   return 0;
 }
 
