@@ -312,6 +312,17 @@ impl<'a, P: FilterPolicy> FilterBlockReader<'a, P> {
         Self::with_layout(policy, Layout::read(contents).ok())
     }
 
+    /// A reader for a lookup or two (LevelDB's probe of a table for one
+    /// key): no moduli kept, whose pass over the offsets would cost more
+    /// than the lookups save.
+    pub(crate) fn for_few_lookups(policy: P, contents: &'a [u8]) -> Self {
+        FilterBlockReader {
+            policy,
+            layout: Layout::read(contents).ok(),
+            moduli: Moduli::default(),
+        }
+    }
+
     /// A reader of the filters `layout` finds (none: every lookup may match).
     fn with_layout(policy: P, layout: Option<Layout<'a>>) -> Self {
         let moduli = match (&layout, policy.key_hasher()) {

@@ -603,7 +603,11 @@ pub fn measure_fpr(
 /// byte one higher, waiting until the table's keys (in order) pass them,
 /// so that one the table holds is not counted.
 #[derive(Default)]
-pub(crate) struct Neighbours(std::collections::BTreeSet<Vec<u8>>);
+pub(crate) struct Neighbours {
+    pending: std::collections::BTreeSet<Vec<u8>>,
+    /// The last key given: a key's versions come one after another.
+    last: Vec<u8>,
+}
 
 impl Neighbours {
     /// The table's next key: `probe` takes each neighbour below it, which
@@ -613,23 +617,26 @@ impl Neighbours {
         key: &[u8],
         mut probe: impl FnMut(&[u8]) -> Result<(), E>,
     ) -> Result<(), E> {
-        while let Some(neighbour) = self.0.pop_first() {
-            if neighbour.as_slice() >= key {
-                self.0.insert(neighbour);
-                break;
+        if !self.last.is_empty() && self.last == key {
+            return Ok(());
+        }
+        while self.pending.first().is_some_and(|n| n.as_slice() < key) {
+            if let Some(neighbour) = self.pending.pop_first() {
+                probe(&neighbour)?;
             }
-            probe(&neighbour)?;
         }
-        self.0.remove(key);
+        self.pending.remove(key);
         if let Some((&last, rest)) = key.split_last().filter(|(&last, _)| last < 0xff) {
-            self.0.insert([rest, &[last + 1]].concat());
+            self.pending.insert([rest, &[last + 1]].concat());
         }
+        self.last.clear();
+        self.last.extend_from_slice(key);
         Ok(())
     }
 
     /// The neighbours past the table's last key, in order.
     pub(crate) fn rest(self) -> impl Iterator<Item = Vec<u8>> {
-        self.0.into_iter()
+        self.pending.into_iter()
     }
 }
 
@@ -717,7 +724,8 @@ pub fn probe(
     };
     let filter = policy.zip(table.filter_block());
     let may_match = filter.is_none_or(|(policy, filter)| {
-        FilterBlockReader::new(policy, &filter.block.contents).key_may_match(handle.offset, key)
+        FilterBlockReader::for_few_lookups(policy, &filter.block.contents)
+            .key_may_match(handle.offset, key)
     });
     Ok(Probe::Block {
         offset: handle.offset,
