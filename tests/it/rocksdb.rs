@@ -260,6 +260,43 @@ fn every_filter_checks_against_the_tables_keys() {
     }
 }
 
+/// The false-positive rate measured on a table's neighbours, counted again
+/// the plain way: each distinct key's neighbour (its last byte one
+/// higher) that the table does not hold and that lies below its last key
+/// (a `Get` past it does not ask), each probed on its own.
+#[test]
+fn measured_fpr_counts_neighbours_inside_the_key_range() {
+    let mut measured_some = 0;
+    for (name, bytes, _) in rocksdb_tables() {
+        let sst = Table::open(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mut keys = std::collections::BTreeSet::new();
+        sst.for_each_key(|key, _| {
+            keys.insert(key.to_vec());
+        })
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let m = sst.measure_fpr().unwrap_or_else(|e| panic!("{name}: {e}"));
+        let last = keys.last().cloned().unwrap_or_default();
+        let (mut probed, mut passed) = (0, 0);
+        for key in &keys {
+            let Some((&end, rest)) = key.split_last().filter(|(&end, _)| end < 0xff) else {
+                continue;
+            };
+            let neighbour = [rest, &[end + 1]].concat();
+            if keys.contains(&neighbour) || neighbour > last {
+                continue;
+            }
+            probed += 1;
+            passed += u64::from(sst.key_may_match(&neighbour));
+        }
+        assert_eq!((m.probed, m.passed), (probed, passed), "{name}");
+        measured_some += usize::from(probed > 0);
+    }
+    assert!(
+        measured_some >= 10,
+        "{measured_some} tables with neighbours"
+    );
+}
+
 /// RocksDB's builders, given the table's keys and the bits per key the
 /// oracle used, make the table's full filter byte for byte.
 #[test]
