@@ -309,24 +309,21 @@ impl<'a, P: FilterPolicy> FilterBlockReader<'a, P> {
     /// lookups need of each filter size (see [`BloomFilter`](crate::BloomFilter)),
     /// up to 8 KiB for sizes to 512 bytes: a pass over the filters' offsets.
     pub fn new(policy: P, contents: &'a [u8]) -> Self {
-        Self::with_layout(policy, Layout::read(contents).ok())
+        Self::with_layout(policy, Layout::read(contents).ok(), true)
     }
 
     /// A reader for a lookup or two (LevelDB's probe of a table for one
     /// key): no moduli kept, whose pass over the offsets would cost more
     /// than the lookups save.
     pub(crate) fn for_few_lookups(policy: P, contents: &'a [u8]) -> Self {
-        FilterBlockReader {
-            policy,
-            layout: Layout::read(contents).ok(),
-            moduli: Moduli::default(),
-        }
+        Self::with_layout(policy, Layout::read(contents).ok(), false)
     }
 
-    /// A reader of the filters `layout` finds (none: every lookup may match).
-    fn with_layout(policy: P, layout: Option<Layout<'a>>) -> Self {
+    /// A reader of the filters `layout` finds (none: every lookup may
+    /// match), with their moduli kept (`keep`) or computed per lookup.
+    fn with_layout(policy: P, layout: Option<Layout<'a>>, keep: bool) -> Self {
         let moduli = match (&layout, policy.key_hasher()) {
-            (Some(layout), Some(_)) => Moduli::of(layout),
+            (Some(layout), Some(_)) if keep => Moduli::of(layout),
             _ => Moduli::default(),
         };
         FilterBlockReader {
@@ -538,6 +535,58 @@ impl<'a> FilterBlock<'a> {
 
     /// A lookup reader over the same bytes.
     pub fn reader<P: FilterPolicy>(&self, policy: P) -> FilterBlockReader<'a, P> {
-        FilterBlockReader::with_layout(policy, Some(self.layout))
+        FilterBlockReader::with_layout(policy, Some(self.layout), true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{FilterBlockBuilder, FilterBlockReader};
+    use crate::{BloomFilterPolicy, HashVariant};
+
+    /// A reader without kept moduli answers as one with them: on a block
+    /// of filters short and long (past the 511 bytes kept), whole and with
+    /// bytes changed, for keys held and not.
+    #[test]
+    fn few_lookups_answer_as_kept_moduli() {
+        let policy = BloomFilterPolicy::new(10);
+        let key = |i: u32| format!("key{i:06}").into_bytes();
+        let mut builder = FilterBlockBuilder::new(&policy);
+        let mut next = 0;
+        for (block, keys) in [3u32, 40, 0, 700, 1].into_iter().enumerate() {
+            builder.start_block(block as u64 * 4096);
+            for _ in 0..keys {
+                builder.add_key(&key(next));
+                next += 1;
+            }
+        }
+        let block = builder.finish().to_vec();
+        let damaged = (0..block.len()).step_by(97).map(|at| {
+            let mut bytes = block.clone();
+            bytes[at] ^= 0x5a;
+            bytes
+        });
+        for bytes in std::iter::once(block.clone()).chain(damaged) {
+            for variant in [HashVariant::Unsigned, HashVariant::Signed] {
+                let policy = BloomFilterPolicy::new(10).with_hash(variant);
+                let kept = FilterBlockReader::new(&policy, &bytes);
+                let few = FilterBlockReader::for_few_lookups(&policy, &bytes);
+                for offset in (0..6 * 4096).step_by(2048) {
+                    for i in 0..next + 50 {
+                        let k = key(i);
+                        assert_eq!(
+                            kept.key_may_match(offset, &k),
+                            few.key_may_match(offset, &k),
+                            "{offset} {i}"
+                        );
+                        let h = policy.key_hash(&k);
+                        assert_eq!(
+                            kept.hash_may_match(offset, h),
+                            few.hash_may_match(offset, h)
+                        );
+                    }
+                }
+            }
+        }
     }
 }

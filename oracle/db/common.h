@@ -13,7 +13,6 @@
 #include <filesystem>
 #include <map>
 #include <string>
-#include <utility>
 #include <vector>
 
 [[noreturn]] static void fail_as(const char* name, const std::string& what) {

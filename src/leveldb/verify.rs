@@ -580,11 +580,13 @@ pub fn measure_fpr(
     key_format: KeyFormat,
 ) -> Result<MeasuredFpr, Error> {
     let mut sink = NeighbourSink {
-        table,
-        policy,
-        key_format,
         neighbours: Neighbours::default(),
-        measured: MeasuredFpr::default(),
+        prober: NeighbourProber {
+            table,
+            policy,
+            key_format,
+            measured: MeasuredFpr::default(),
+        },
         error: None,
     };
     let _ = walk(table, &mut sink)?;
@@ -593,10 +595,11 @@ pub fn measure_fpr(
     }
     // Those past the last key too: the index's last separator may be
     // above them, and LevelDB's lookup then asks the filter.
-    for neighbour in std::mem::take(&mut sink.neighbours).rest() {
-        sink.probe(&neighbour)?;
+    let mut prober = sink.prober;
+    for neighbour in sink.neighbours.rest() {
+        prober.probe(&neighbour)?;
     }
-    Ok(sink.measured)
+    Ok(prober.measured)
 }
 
 /// The keys [`measure_fpr`] probes: each of a table's keys with its last
@@ -642,15 +645,20 @@ impl Neighbours {
 
 /// [`measure_fpr`]'s pass over a LevelDB table's keys.
 struct NeighbourSink<'t, 'a, 'p> {
-    table: &'t Table<'a>,
-    policy: &'p BloomFilterPolicy,
-    key_format: KeyFormat,
     neighbours: Neighbours,
-    measured: MeasuredFpr,
+    prober: NeighbourProber<'t, 'a, 'p>,
     error: Option<Error>,
 }
 
-impl NeighbourSink<'_, '_, '_> {
+/// [`measure_fpr`]'s probes of the neighbours, as LevelDB's lookup makes them.
+struct NeighbourProber<'t, 'a, 'p> {
+    table: &'t Table<'a>,
+    policy: &'p BloomFilterPolicy,
+    key_format: KeyFormat,
+    measured: MeasuredFpr,
+}
+
+impl NeighbourProber<'_, '_, '_> {
     fn probe(&mut self, neighbour: &[u8]) -> Result<(), Error> {
         if let Probe::Block { may_match, .. } =
             probe(self.table, Some(self.policy), self.key_format, neighbour)?
@@ -664,14 +672,15 @@ impl NeighbourSink<'_, '_, '_> {
 
 impl FilterSink for NeighbourSink<'_, '_, '_> {
     fn key(&mut self, key: &[u8]) -> ControlFlow<String> {
-        let key = match self.key_format {
+        let key = match self.prober.key_format {
             KeyFormat::User => key,
             KeyFormat::Internal => user_key(key),
         };
-        let mut neighbours = std::mem::take(&mut self.neighbours);
-        let probed = neighbours.key(key, |neighbour| self.probe(neighbour));
-        self.neighbours = neighbours;
-        match probed {
+        let prober = &mut self.prober;
+        match self
+            .neighbours
+            .key(key, |neighbour| prober.probe(neighbour))
+        {
             Ok(()) => ControlFlow::Continue(()),
             Err(e) => {
                 self.error = Some(e);
@@ -871,6 +880,24 @@ mod tests {
         }
         assert_eq!(probed, [&b"ac"[..], b"c"]);
         assert_eq!(neighbours.rest().collect::<Vec<_>>(), [b"e".to_vec()]);
+    }
+
+    /// An empty key has no neighbour, and the neighbour of a key ending in
+    /// 0xfe is the key ending in 0xff.
+    #[test]
+    fn an_empty_key_has_no_neighbour() {
+        let mut neighbours = Neighbours::default();
+        let mut probed = Vec::new();
+        for key in [&b""[..], b"", b"x\xfe", b"y"] {
+            neighbours
+                .key(key, |n| {
+                    probed.push(n.to_vec());
+                    Ok::<(), ()>(())
+                })
+                .unwrap();
+        }
+        assert_eq!(probed, [b"x\xff".to_vec()]);
+        assert_eq!(neighbours.rest().collect::<Vec<_>>(), [b"z".to_vec()]);
     }
 
     /// The probe's first error ends the pass.
