@@ -272,14 +272,25 @@ impl<'a> Layout<'a> {
         // which wrapping_shr does too.
         let index = block_offset.wrapping_shr(u32::from(self.base_lg));
         if index < self.num as u64 {
-            let (start, limit) = self.bounds(index as usize);
-            if start <= limit && limit as usize <= self.data.len() {
-                return Ok(&self.data[start as usize..limit as usize]);
-            } else if start == limit {
+            let index = index as usize;
+            if let Some(filter) = self.filter(index) {
+                return Ok(filter);
+            }
+            let (start, limit) = self.bounds(index);
+            if start == limit {
                 return Err(false);
             }
         }
         Err(true)
+    }
+
+    /// Filter `index`'s bytes (`index < num`), where its bounds lie in
+    /// order inside the filters' data.
+    #[inline]
+    fn filter(&self, index: usize) -> Option<&'a [u8]> {
+        let (start, limit) = self.bounds(index);
+        (start <= limit && limit as usize <= self.data.len())
+            .then(|| &self.data[start as usize..limit as usize])
     }
 }
 
@@ -400,9 +411,8 @@ impl Moduli {
     /// For the filters of `layout` (their bounds as lookups take them).
     fn of(layout: &Layout<'_>) -> Self {
         let longest = (0..layout.num)
-            .map(|i| layout.bounds(i))
-            .filter(|&(start, limit)| start <= limit && limit as usize <= layout.data.len())
-            .map(|(start, limit)| (limit - start) as usize)
+            .filter_map(|i| layout.filter(i))
+            .map(<[u8]>::len)
             .filter(|&len| len <= Self::MAX_LEN + 1)
             .max()
             .unwrap_or(0);

@@ -18,7 +18,7 @@ use leveldb_filter::{BloomFilterPolicy, HashVariant};
 use crate::input::{parse_hex, KeyLines, Source};
 use crate::report::{
     answer_word, escaped, hex, one_line_json, shown, table_error, write_error, PathJson, ABSENT,
-    PAST_LAST_KEY,
+    MAY_MATCH, PAST_LAST_KEY,
 };
 use crate::tables::{variant_word, Detect, ErrorJson, Format, Loaded};
 use crate::targets::{read_database, Database, Target};
@@ -449,8 +449,9 @@ struct StepJson<'a> {
 
 /// A `Get`'s answer at a table that holds the key.
 const FOUND: &str = "found";
-/// A table whose data block is read, without the key.
-const MAY_NOT_FOUND: &str = "may-match";
+/// A table whose data block is read, without the key: the filter's
+/// "may match".
+const MAY_NOT_FOUND: &str = MAY_MATCH;
 
 /// The database's tables, read as the keys need them (up to
 /// [`MAX_HELD`] bytes held at once), with how each one's filter hashes.

@@ -151,10 +151,13 @@ pub(crate) const PAST_LAST_KEY: &str = "past-last-key";
 /// `probe`'s answer where the filter rules the key out.
 pub(crate) const ABSENT: &str = "absent";
 
+/// `probe`'s answer where the filter lets the key through.
+pub(crate) const MAY_MATCH: &str = "may-match";
+
 /// `probe`'s answer from the filter: `may-match`, or `absent` (ruled out).
 pub(crate) fn answer_word(may_match: bool) -> &'static str {
     if may_match {
-        "may-match"
+        MAY_MATCH
     } else {
         ABSENT
     }

@@ -17,27 +17,14 @@ use crate::hash::{hash, tail, HashVariant, M};
 /// key's probes unroll (a fifth less time a lookup), else `k` itself.
 macro_rules! with_count {
     ($k:expr, $count:ident => $body:expr) => {
+        with_count!(@arms $k, $count, $body, 4 5 6 7 8)
+    };
+    (@arms $k:expr, $count:ident, $body:expr, $($n:literal)*) => {
         match $k {
-            4 => {
-                let $count = Const::<4>;
+            $($n => {
+                let $count = Const::<$n>;
                 $body
-            }
-            5 => {
-                let $count = Const::<5>;
-                $body
-            }
-            6 => {
-                let $count = Const::<6>;
-                $body
-            }
-            7 => {
-                let $count = Const::<7>;
-                $body
-            }
-            8 => {
-                let $count = Const::<8>;
-                $body
-            }
+            })*
             k => {
                 let $count: usize = k;
                 $body
