@@ -216,7 +216,8 @@ impl KeyHash {
     #[inline]
     pub fn may_match(self, filter: &[u8]) -> bool {
         match parse(filter) {
-            Ok((array, k)) => Kernel::detect().contains_hash(self.value, k, array),
+            // A kept hash: the portable probes, as `BloomFilter::hash_may_match`.
+            Ok((array, k)) => portable::contains_hash(self.value, k, array),
             Err(answer) => answer,
         }
     }
@@ -284,7 +285,15 @@ impl<D: AsRef<[u8]>> BloomFilter<D> {
     /// answer.
     #[inline]
     pub fn may_match(&self, key: &[u8]) -> bool {
-        self.probe(hash(key, SEED, self.variant))
+        match self.probes {
+            // The kernel's single lookup, as `key_may_match` takes it: the
+            // kept modulus for the portable probes.
+            Ok(k) => {
+                let h = hash(key, SEED, self.variant);
+                Kernel::detect().contains_with(|_| self.modulus, h, k, self.array())
+            }
+            Err(answer) => answer,
+        }
     }
 
     /// Whether the key hashed to `hash` may be in the filter: "may match"
@@ -329,9 +338,9 @@ impl<D: AsRef<[u8]>> BloomFilter<D> {
     #[inline]
     fn probe(&self, h: u32) -> bool {
         match self.probes {
-            // The portable kernel's probes on every CPU: the modulus is
-            // its constant (the vector kernels' single lookups, which
-            // compute their own each time, cost about as much).
+            // The portable probes on every CPU for a kept hash: with no
+            // hash in the same call, their probes answer sooner than any
+            // vector kernel's.
             Ok(k) => portable::contains_with(self.modulus, h, k, self.array()),
             Err(answer) => answer,
         }

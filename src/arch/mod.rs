@@ -125,6 +125,13 @@ pub(crate) const MAX_VECTOR_BYTES: usize = 1 << 28;
 #[cfg(target_arch = "x86_64")]
 pub(crate) const MIN_PROBED_BYTES: usize = 4;
 
+/// The largest bit array whose single lookups the AVX-512 kernel takes,
+/// in bytes: past it the portable probes answer sooner (their loads
+/// start a few cycles after the hash, the lanes' some thirty later, and
+/// most probes of so large an array miss the L1 and L2 caches).
+#[cfg(target_arch = "x86_64")]
+pub(crate) const MAX_SINGLE_LANES_BYTES: usize = 256 << 10;
+
 /// Keys whose lengths [`looks_one_length`] compares.
 const SAMPLED: usize = 64;
 
@@ -331,6 +338,24 @@ impl Kernel {
         match vector!(self, cpu => cpu.contains(h, k, array), scalar => None) {
             Some(answer) => answer,
             None => portable::contains_hash(h, k, array),
+        }
+    }
+
+    /// [`contains_hash`](Kernel::contains_hash) with the portable probes'
+    /// [`Modulus`](portable::Modulus) from `modulus(array.len())` (one
+    /// kept by a prepared filter or a filter block reader), called only
+    /// when the portable probes answer.
+    #[inline]
+    pub(crate) fn contains_with(
+        self,
+        modulus: impl FnOnce(usize) -> portable::Modulus,
+        h: u32,
+        k: usize,
+        array: &[u8],
+    ) -> bool {
+        match vector!(self, cpu => cpu.contains(h, k, array), scalar => None) {
+            Some(answer) => answer,
+            None => portable::contains_with(modulus(array.len()), h, k, array),
         }
     }
 

@@ -200,10 +200,21 @@ impl<V: Lanes<N>, const N: usize> Reducer<V, N> {
     #[inline(always)]
     pub(crate) unsafe fn rem(&self, h: V) -> V {
         // SAFETY: as for this function.
-        unsafe {
-            let r = h.sub(h.quotient(self.inv).mul(self.bits));
-            r.min(r.sub(self.bits))
-        }
+        unsafe { rem_by_quotient(h, h.quotient(self.inv), self.bits) }
+    }
+}
+
+/// `h % bits` from a quotient `q` that is `h / bits` rounded down or one
+/// less (see [`Reducer::rem`]).
+///
+/// # Safety
+/// As for [`Lanes`].
+#[inline(always)]
+pub(crate) unsafe fn rem_by_quotient<V: Lanes<N>, const N: usize>(h: V, q: V, bits: V) -> V {
+    // SAFETY: as for this function.
+    unsafe {
+        let r = h.sub(q.mul(bits));
+        r.min(r.sub(bits))
     }
 }
 

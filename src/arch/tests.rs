@@ -372,6 +372,53 @@ fn kernels_agree_on_single_lookups() {
     exercised("kernels_agree_on_single_lookups", &kernels);
 }
 
+/// Single lookups in arrays on both sides of the largest the AVX-512
+/// kernel takes (larger ones go to the portable probes), three quarters
+/// of their bits set, every kernel against the portable one.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn kernels_agree_on_single_lookups_either_side_of_the_lanes_limit() {
+    let policy = BloomFilterPolicy::new(10);
+    let kernels = Kernel::all();
+    let mut rng = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    for len in [
+        super::MAX_SINGLE_LANES_BYTES - 1,
+        super::MAX_SINGLE_LANES_BYTES,
+        super::MAX_SINGLE_LANES_BYTES + 1,
+    ] {
+        let mut filter: Vec<u8> = (0..len).map(|_| next() as u8 | next() as u8).collect();
+        filter.push(6);
+        let mut answers = [0usize; 2];
+        for _ in 0..20_000 {
+            let key = next().to_le_bytes();
+            let want = policy.single_with(Kernel::Scalar, &key, &filter);
+            answers[usize::from(want)] += 1;
+            for &kernel in &kernels {
+                assert_eq!(
+                    policy.single_with(kernel, &key, &filter),
+                    want,
+                    "{kernel:?} len {len} key {key:02x?}"
+                );
+            }
+        }
+        // Both answers common: the lookups test bits, not a fixed answer.
+        assert!(
+            answers.iter().all(|&n| n > 1_000),
+            "len {len}: answers {answers:?}"
+        );
+    }
+    exercised(
+        "kernels_agree_on_single_lookups_either_side_of_the_lanes_limit",
+        &kernels,
+    );
+}
+
 /// The filter of `keys` and the answers for `probes`, for both hash
 /// variants, asserted the same on every kernel as on the portable one; the
 /// answers, a vector per variant.

@@ -31,7 +31,7 @@ use std::mem::MaybeUninit;
 use crate::arch::simd::{self, hash_step, one_intrinsic, Lanes, Reducer};
 use crate::arch::{
     looks_one_length, vectorable, Vector, FEW_FOR_CASCADE, FEW_TO_GROUP, MANY_KEYS,
-    MAX_VECTOR_BYTES, MIN_PROBED_BYTES, PAIRS_FROM,
+    MAX_SINGLE_LANES_BYTES, MIN_PROBED_BYTES, PAIRS_FROM,
 };
 use crate::hash::{tail, M, SEED};
 use crate::HashVariant;
@@ -120,7 +120,7 @@ impl Vector for Avx512 {
     /// `array`; `None` for an array this kernel does not take.
     #[inline]
     fn contains(self, h: u32, k: usize, array: &[u8]) -> Option<bool> {
-        if !(MIN_PROBED_BYTES..=MAX_VECTOR_BYTES).contains(&array.len()) || k > 30 {
+        if !(1..=MAX_SINGLE_LANES_BYTES).contains(&array.len()) || k > 30 {
             return None;
         }
         // SAFETY: `self` proves the CPU has AVX-512F and VL; the array's
@@ -591,10 +591,13 @@ unsafe fn contains_pairs<const GATHER_BOTH: bool>(
     }
 }
 
-/// See [`Avx512::contains`]: eight probes to a vector.
+/// See [`Avx512::contains`]: eight probes to a vector, reduced in one
+/// vector of doubles; each probe's byte by a scalar load from indexes
+/// stored to the stack (gathers cost more, and the load ports take a
+/// probe each), or-ed with the mask of its other bits.
 ///
 /// # Safety
-/// The CPU must have AVX-512F and VL; `4 <= array.len() <= 2^28`.
+/// The CPU must have AVX-512F and VL; `0 < array.len() <= 2^28`.
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl")]
 unsafe fn hash_may_match(h: u32, k: usize, array: &[u8]) -> bool {
@@ -603,24 +606,26 @@ unsafe fn hash_may_match(h: u32, k: usize, array: &[u8]) -> bool {
         _mm512_set1_pd(simd::inverse(bits)),
         _mm256_set1_epi32(bits as i32),
     );
-    let last_word = _mm256_set1_epi32((array.len() - 4) as i32);
+    let last = _mm256_set1_epi32((array.len() - 1) as i32);
     by_eights(h, k, |h: __m256i, probes: usize| {
-        let active = (1u32 << probes).wrapping_sub(1) as __mmask8;
-        let pos = rem8(h, bits, inv);
-        let at = _mm256_min_epu32(_mm256_srli_epi32::<3>(pos), last_word);
-        let bit = _mm256_sub_epi32(pos, _mm256_slli_epi32::<3>(at));
-        // SAFETY: every active lane reads 4 bytes from `at <=
-        // array.len() - 4`; the others read nothing.
-        let word = unsafe {
-            _mm256_mmask_i32gather_epi32::<1>(
-                _mm256_setzero_si256(),
-                active,
-                at,
-                array.as_ptr().cast(),
-            )
-        };
+        // SAFETY: the CPU has AVX-512F and VL.
+        let pos = unsafe { simd::rem_by_quotient(h, quotient8(h, inv), bits) };
+        let (mut bytes, mut others) = ([0u32; 8], [0u32; 8]);
         let one = _mm256_set1_epi32(1);
-        _mm256_mask_test_epi32_mask(active, word, _mm256_sllv_epi32(one, bit)) == active
+        let bit = _mm256_sllv_epi32(one, _mm256_and_si256(pos, _mm256_set1_epi32(7)));
+        // SAFETY: each store writes its array's 32 bytes.
+        unsafe {
+            let at = _mm256_min_epu32(_mm256_srli_epi32::<3>(pos), last);
+            _mm256_storeu_si256(bytes.as_mut_ptr().cast(), at);
+            let other = _mm256_xor_si256(bit, _mm256_set1_epi32(-1));
+            _mm256_storeu_si256(others.as_mut_ptr().cast(), other);
+        }
+        let mut all = u32::MAX;
+        for j in 0..probes {
+            // SAFETY: every index was clamped below the array's length.
+            all &= u32::from(unsafe { *array.get_unchecked(bytes[j] as usize) }) | others[j];
+        }
+        all == u32::MAX
     })
 }
 
@@ -945,15 +950,6 @@ fn load4(key: &[u8], words: u32, chunk: usize) -> __m128i {
 #[target_feature(enable = "avx512f,avx512vl")]
 fn quotient8(h: __m256i, inv: __m512d) -> __m256i {
     _mm512_cvttpd_epu32(_mm512_mul_pd(_mm512_cvtepu32_pd(h), inv))
-}
-
-/// `h % bits` for 8 lanes, as [`Reducer::rem`] for 16 (`inv` from
-/// [`simd::inverse`]).
-#[inline]
-#[target_feature(enable = "avx512f,avx512vl")]
-fn rem8(h: __m256i, bits: __m256i, inv: __m512d) -> __m256i {
-    let r = _mm256_sub_epi32(h, _mm256_mullo_epi32(quotient8(h, inv), bits));
-    _mm256_min_epu32(r, _mm256_sub_epi32(r, bits))
 }
 
 /// LevelDB's `Hash` of each key, sixteen at a time (for the tests).
