@@ -263,6 +263,9 @@ pub struct BloomFilter<D> {
     /// The probes a key, or LevelDB's answer for a filter it does not probe.
     probes: Result<usize, bool>,
     modulus: Modulus,
+    /// Whether `may_match` takes the kernel's single lookup (else the
+    /// portable probes, with `modulus`).
+    kernel_single: bool,
     variant: HashVariant,
 }
 
@@ -273,10 +276,12 @@ impl<D: AsRef<[u8]>> BloomFilter<D> {
             Ok((array, k)) => (Ok(k), array.len()),
             Err(answer) => (Err(answer), 1),
         };
+        let kernel_single = probes.is_ok_and(|k| Kernel::detect().takes_single(len, k));
         BloomFilter {
             data,
             probes,
             modulus: Modulus::new(len),
+            kernel_single,
             variant: policy.variant,
         }
     }
@@ -286,11 +291,14 @@ impl<D: AsRef<[u8]>> BloomFilter<D> {
     #[inline]
     pub fn may_match(&self, key: &[u8]) -> bool {
         match self.probes {
-            // The kernel's single lookup, as `key_may_match` takes it: the
-            // kept modulus for the portable probes.
+            // The kernel's single lookup where `key_may_match` takes it,
+            // else the portable probes with the kept modulus.
             Ok(k) => {
                 let h = hash(key, SEED, self.variant);
-                Kernel::detect().contains_with(|_| self.modulus, h, k, self.array())
+                match self.kernel_single {
+                    true => Kernel::detect().contains_hash(h, k, self.array()),
+                    false => portable::contains_with(self.modulus, h, k, self.array()),
+                }
             }
             Err(answer) => answer,
         }

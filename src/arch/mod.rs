@@ -201,6 +201,14 @@ pub(crate) trait Vector: Copy {
         None
     }
 
+    /// Whether [`contains`](Vector::contains) answers for an array of
+    /// `bytes` bytes probed `k` times.
+    #[inline]
+    fn takes_single(self, bytes: usize, k: usize) -> bool {
+        let _ = (bytes, k);
+        false
+    }
+
     /// LevelDB's `Hash` of each key, by this kernel's groups (for the tests).
     #[cfg(test)]
     fn hashes(self, keys: &[&[u8]], variant: HashVariant) -> Vec<u32>;
@@ -341,22 +349,12 @@ impl Kernel {
         }
     }
 
-    /// [`contains_hash`](Kernel::contains_hash) with the portable probes'
-    /// [`Modulus`](portable::Modulus) from `modulus(array.len())` (one
-    /// kept by a prepared filter or a filter block reader), called only
-    /// when the portable probes answer.
+    /// Whether [`contains_hash`](Kernel::contains_hash) takes this
+    /// kernel's own single lookup for an array of `bytes` bytes probed `k`
+    /// times (else the portable probes).
     #[inline]
-    pub(crate) fn contains_with(
-        self,
-        modulus: impl FnOnce(usize) -> portable::Modulus,
-        h: u32,
-        k: usize,
-        array: &[u8],
-    ) -> bool {
-        match vector!(self, cpu => cpu.contains(h, k, array), scalar => None) {
-            Some(answer) => answer,
-            None => portable::contains_with(modulus(array.len()), h, k, array),
-        }
+    pub(crate) fn takes_single(self, bytes: usize, k: usize) -> bool {
+        vector!(self, cpu => cpu.takes_single(bytes, k), scalar => false)
     }
 
     /// [`contains`](Kernel::contains) for each of `keys`, into `out` (as

@@ -120,12 +120,18 @@ impl Vector for Avx512 {
     /// `array`; `None` for an array this kernel does not take.
     #[inline]
     fn contains(self, h: u32, k: usize, array: &[u8]) -> Option<bool> {
-        if !(1..=MAX_SINGLE_LANES_BYTES).contains(&array.len()) || k > 30 {
+        if !self.takes_single(array.len(), k) {
             return None;
         }
         // SAFETY: `self` proves the CPU has AVX-512F and VL; the array's
         // length was checked.
         Some(unsafe { hash_may_match(h, k, array) })
+    }
+
+    /// Arrays up to [`MAX_SINGLE_LANES_BYTES`] and `k <= 30`.
+    #[inline]
+    fn takes_single(self, bytes: usize, k: usize) -> bool {
+        (1..=MAX_SINGLE_LANES_BYTES).contains(&bytes) && k <= 30
     }
 
     /// LevelDB's `Hash` of each key, by this kernel's groups (for the tests).
