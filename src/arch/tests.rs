@@ -372,6 +372,17 @@ fn kernels_agree_on_single_lookups() {
     exercised("kernels_agree_on_single_lookups", &kernels);
 }
 
+/// A fixed sequence of 64-bit values from `seed` (xorshift64): inputs that
+/// are the same on every run.
+fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+    move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    }
+}
+
 /// Single lookups in arrays on both sides of the largest the AVX-512
 /// kernel takes (larger ones go to the portable probes), three quarters
 /// of their bits set, every kernel against the portable one.
@@ -380,13 +391,7 @@ fn kernels_agree_on_single_lookups() {
 fn kernels_agree_on_single_lookups_either_side_of_the_lanes_limit() {
     let policy = BloomFilterPolicy::new(10);
     let kernels = Kernel::all();
-    let mut rng = 0x2545_f491_4f6c_dd1du64;
-    let mut next = move || {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        rng
-    };
+    let mut next = xorshift(0x2545_f491_4f6c_dd1du64);
     for len in [
         super::MAX_SINGLE_LANES_BYTES - 1,
         super::MAX_SINGLE_LANES_BYTES,
@@ -464,13 +469,7 @@ fn kernels_agree(keys: &[&[u8]], probes: &[&[u8]], what: &str) -> Vec<Vec<bool>>
 /// >= 0x80: the same filters and answers on every kernel.
 #[test]
 fn kernels_agree_on_many_keys_of_mixed_lengths() {
-    let mut rng = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = move || {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        rng
-    };
+    let mut next = xorshift(0x9e37_79b9_7f4a_7c15u64);
     for n in [255, 256, 1000, 4096, 4097, 9000] {
         let keys: Vec<Vec<u8>> = (0..n)
             .map(|_| {

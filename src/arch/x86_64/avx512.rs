@@ -16,10 +16,12 @@
 //!   scalar loads: a gather keeps few of the core's load ports busy there,
 //!   so the two run side by side). On Intel's, pairs of groups always, both
 //!   gathered ([`Batching`]).
-//! - One lookup: the key's probes (up to 8) in one vector, their words
-//!   gathered at once, no branch on the bits: a run of single lookups then
-//!   overlaps one key's probes with the next key's hash, and absent keys
-//!   cost no misprediction.
+//! - One lookup, in a filter of up to 256 KiB: the key's probes (up to 8)
+//!   reduced in one vector, their bytes read by scalar loads, no branch on
+//!   the bits: fewer instructions than the portable probes, which a run of
+//!   lookups of keys of mixed lengths (a misprediction or two each in the
+//!   hash) shows. Larger filters, whose probes miss the caches, and kept
+//!   hashes take the portable probes, whose loads start sooner.
 //!
 //! Every `unsafe fn` here needs, besides the terms of its `# Safety`
 //! section, a CPU with the features it enables: the kernel's type is the
