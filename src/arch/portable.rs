@@ -120,7 +120,7 @@ fn by_groups(keys: &[&[u8]], variant: HashVariant, mut each: impl FnMut(&[u32], 
     let mut hashes = [0u32; GROUP];
     if keys.len() >= FEW_TO_GROUP && !looks_one_length(keys) {
         groups_by_length::<GROUP>(keys, |group, at, n, _| {
-            hash_group(group[..n].iter().copied(), &mut hashes, variant);
+            hash_group(&group[..n], &mut hashes, variant);
             each(&hashes[..n], &at[..n]);
         });
         return;
@@ -140,7 +140,7 @@ fn by_groups(keys: &[&[u8]], variant: HashVariant, mut each: impl FnMut(&[u32], 
             }
         }
         let keys = group;
-        hash_group(keys.iter().copied(), &mut hashes, variant);
+        hash_group(keys, &mut hashes, variant);
         for (j, at) in at.iter_mut().enumerate() {
             *at = g * GROUP + j;
         }
@@ -148,51 +148,59 @@ fn by_groups(keys: &[&[u8]], variant: HashVariant, mut each: impl FnMut(&[u32], 
     }
 }
 
-/// LevelDB's `Hash` of up to eight keys into `hashes`, two at a time where
-/// two keys in a row have one length: their chains of multiplies side by
-/// side in one loop, which the core runs in parallel.
+/// LevelDB's `Hash` of up to eight keys into `hashes`: four or two at a
+/// time where as many keys in a row have one length, their chains of
+/// multiplies side by side (a key's chain is a multiply and three other
+/// operations a word long; four keep the core busy where one leaves it
+/// idle most of the time).
 #[inline]
-fn hash_group<'k>(
-    keys: impl Iterator<Item = &'k [u8]>,
-    hashes: &mut [u32; 8],
-    variant: HashVariant,
-) {
-    let mut keys = keys.peekable();
+fn hash_group(keys: &[&[u8]], hashes: &mut [u32; GROUP], variant: HashVariant) {
     let mut at = 0;
-    while let Some(a) = keys.next() {
-        match keys.next_if(|b| b.len() == a.len()) {
-            Some(b) => {
-                (hashes[at], hashes[at + 1]) = hash2(a, b, variant);
-                at += 2;
+    while let Some(&first) = keys.get(at) {
+        let same = keys[at..]
+            .iter()
+            .take(4)
+            .take_while(|key| key.len() == first.len())
+            .count();
+        let n = match same {
+            4 => hash_same::<4>(&keys[at..at + 4], &mut hashes[at..at + 4], variant),
+            2 | 3 => hash_same::<2>(&keys[at..at + 2], &mut hashes[at..at + 2], variant),
+            _ => {
+                hashes[at] = hash(first, SEED, variant);
+                1
             }
-            None => {
-                hashes[at] = hash(a, SEED, variant);
-                at += 1;
-            }
-        }
+        };
+        at += n;
     }
 }
 
-/// LevelDB's `Hash` of two keys of one length (as [`hash`] computes each;
-/// its steps are written out again here: shared through small functions in
-/// hash.rs, batches of short keys measured slower).
-#[inline]
-fn hash2(a: &[u8], b: &[u8], variant: HashVariant) -> (u32, u32) {
-    let init = SEED ^ (a.len() as u32).wrapping_mul(M);
-    let (mut x, mut y) = (init, init);
-    for (wa, wb) in a.chunks_exact(4).zip(b.chunks_exact(4)) {
-        let word = |w: &[u8]| u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
-        x = x.wrapping_add(word(wa)).wrapping_mul(M);
-        y = y.wrapping_add(word(wb)).wrapping_mul(M);
-        x ^= x >> 16;
-        y ^= y >> 16;
+/// LevelDB's `Hash` of the `N` keys of one length `keys` into `hashes`
+/// (as [`hash`] computes each; its steps are written out again here:
+/// shared through small functions in hash.rs, batches of short keys
+/// measured slower). Returns `N`.
+#[inline(always)]
+fn hash_same<const N: usize>(keys: &[&[u8]], hashes: &mut [u32], variant: HashVariant) -> usize {
+    let len = keys[0].len();
+    // Every key cut to the first's length (all have it), so that the
+    // words' indexes are checked once.
+    let keys: [&[u8]; N] = std::array::from_fn(|j| &keys[j][..len]);
+    let mut h = [SEED ^ (len as u32).wrapping_mul(M); N];
+    for i in 0..len / 4 {
+        for (h, key) in h.iter_mut().zip(&keys) {
+            let w = &key[4 * i..4 * i + 4];
+            let x = h.wrapping_add(u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
+            let x = x.wrapping_mul(M);
+            *h = x ^ (x >> 16);
+        }
     }
-    if a.len().is_multiple_of(4) {
-        return (x, y);
+    if !len.is_multiple_of(4) {
+        for (h, key) in h.iter_mut().zip(&keys) {
+            let x = h.wrapping_add(tail(key, variant)).wrapping_mul(M);
+            *h = x ^ (x >> 24);
+        }
     }
-    let x = x.wrapping_add(tail(a, variant)).wrapping_mul(M);
-    let y = y.wrapping_add(tail(b, variant)).wrapping_mul(M);
-    (x ^ (x >> 24), y ^ (y >> 24))
+    hashes[..N].copy_from_slice(&h);
+    N
 }
 
 /// Sets the `k` bits of a key hashed to `h`.
@@ -301,5 +309,42 @@ impl Modulus {
     #[cfg(test)]
     pub(crate) fn position(self, h: u32) -> u64 {
         (self.byte(h) as u64) << 3 | u64::from(h & 7)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Keys hashed in groups (runs of four, two or three, and one of a
+    /// length, keys of one length and of mixed ones, few and many) get
+    /// LevelDB's hash of each, at its own index.
+    #[test]
+    fn groups_hash_each_key_as_leveldb_does() {
+        let lengths: Vec<usize> = [5, 5, 5, 5, 5, 3, 3, 7, 7, 7, 9, 0, 0, 0, 0, 16, 16, 1]
+            .into_iter()
+            .chain((0..600).map(|i| (i * 7) % 70))
+            .chain([4; 300])
+            .collect();
+        let keys: Vec<Vec<u8>> = lengths
+            .iter()
+            .enumerate()
+            .map(|(i, &len)| (0..len).map(|j| (i * 31 + j * 97) as u8 | 0x40).collect())
+            .collect();
+        for variant in [HashVariant::Unsigned, HashVariant::Signed] {
+            for n in [1, 5, 18, 300, keys.len()] {
+                for keys in [&keys[..n], &keys[keys.len() - n..]] {
+                    let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+                    let mut got = vec![None; refs.len()];
+                    by_groups(&refs, variant, |hashes, at| {
+                        for (&h, &i) in hashes.iter().zip(at) {
+                            assert_eq!(got[i].replace(h), None, "key {i} hashed twice");
+                        }
+                    });
+                    let want: Vec<_> = refs.iter().map(|k| Some(hash(k, SEED, variant))).collect();
+                    assert_eq!(got, want, "{n} keys, {variant:?}");
+                }
+            }
+        }
     }
 }
