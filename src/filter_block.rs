@@ -349,6 +349,8 @@ impl<'a, P: FilterPolicy> FilterBlockReader<'a, P> {
     #[inline]
     pub fn key_may_match(&self, block_offset: u64, key: &[u8]) -> bool {
         match (self.filter_for(block_offset), self.policy.as_bloom()) {
+            // The portable probes with the kept moduli (the AVX-512
+            // kernel's lanes were measured on whole filters only).
             (Ok(filter), Some(bloom)) => {
                 bloom.probe_with(bloom.key_hash(key), filter, |len| self.moduli.get(len))
             }

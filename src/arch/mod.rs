@@ -132,6 +132,10 @@ pub(crate) const MIN_PROBED_BYTES: usize = 4;
 #[cfg(target_arch = "x86_64")]
 pub(crate) const MAX_SINGLE_LANES_BYTES: usize = 256 << 10;
 
+// Within the arrays the vector kernels take.
+#[cfg(target_arch = "x86_64")]
+const _: () = assert!(MAX_SINGLE_LANES_BYTES <= MAX_VECTOR_BYTES);
+
 /// Keys whose lengths [`looks_one_length`] compares.
 const SAMPLED: usize = 64;
 

@@ -163,8 +163,14 @@ fn hash_group(keys: &[&[u8]], hashes: &mut [u32; GROUP], variant: HashVariant) {
             .take_while(|key| key.len() == first.len())
             .count();
         let n = match same {
-            4 => hash_same::<4>(&keys[at..at + 4], &mut hashes[at..at + 4], variant),
-            2 | 3 => hash_same::<2>(&keys[at..at + 2], &mut hashes[at..at + 2], variant),
+            4 => {
+                hash_alike::<4>(&keys[at..at + 4], &mut hashes[at..at + 4], variant);
+                4
+            }
+            2 | 3 => {
+                hash_alike::<2>(&keys[at..at + 2], &mut hashes[at..at + 2], variant);
+                2
+            }
             _ => {
                 hashes[at] = hash(first, SEED, variant);
                 1
@@ -177,10 +183,11 @@ fn hash_group(keys: &[&[u8]], hashes: &mut [u32; GROUP], variant: HashVariant) {
 /// LevelDB's `Hash` of the `N` keys of one length `keys` into `hashes`
 /// (as [`hash`] computes each; its steps are written out again here:
 /// shared through small functions in hash.rs, batches of short keys
-/// measured slower). Returns `N`.
+/// measured slower).
 #[inline(always)]
-fn hash_same<const N: usize>(keys: &[&[u8]], hashes: &mut [u32], variant: HashVariant) -> usize {
+fn hash_alike<const N: usize>(keys: &[&[u8]], hashes: &mut [u32], variant: HashVariant) {
     let len = keys[0].len();
+    debug_assert!(keys[..N].iter().all(|key| key.len() == len));
     // Every key cut to the first's length (all have it), so that the
     // words' indexes are checked once.
     let keys: [&[u8]; N] = std::array::from_fn(|j| &keys[j][..len]);
@@ -200,7 +207,6 @@ fn hash_same<const N: usize>(keys: &[&[u8]], hashes: &mut [u32], variant: HashVa
         }
     }
     hashes[..N].copy_from_slice(&h);
-    N
 }
 
 /// Sets the `k` bits of a key hashed to `h`.

@@ -330,8 +330,8 @@ fn kernels_agree_on_keys_of_one_length() {
 
 /// Single lookups on any bytes: every k byte (0 to 30 probed, others
 /// answered), filters from empty on with bits set at random (small ones
-/// have probes on their last bytes, where the vector lookups read the
-/// array's last 4 bytes), both variants.
+/// have probes on their last bytes, where an index clamped too far would
+/// show), both variants.
 #[test]
 fn kernels_agree_on_single_lookups() {
     fn prop(array: Vec<u8>, k: u8, keys: Vec<Vec<u8>>, signed: bool) -> bool {
@@ -384,39 +384,73 @@ fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
 }
 
 /// Single lookups in arrays on both sides of the largest the AVX-512
-/// kernel takes (larger ones go to the portable probes), three quarters
-/// of their bits set, every kernel against the portable one.
+/// kernel takes (larger ones go to the portable probes), for k of 0 to 30
+/// with bits set as densely as makes both answers common: every kernel
+/// against the portable one, and a prepared filter, a kept hash and the
+/// policy on this CPU's kernel alike.
 #[cfg(target_arch = "x86_64")]
 #[test]
 fn kernels_agree_on_single_lookups_either_side_of_the_lanes_limit() {
+    use crate::BloomFilter;
     let policy = BloomFilterPolicy::new(10);
     let kernels = Kernel::all();
     let mut next = xorshift(0x2545_f491_4f6c_dd1du64);
-    for len in [
-        super::MAX_SINGLE_LANES_BYTES - 1,
-        super::MAX_SINGLE_LANES_BYTES,
-        super::MAX_SINGLE_LANES_BYTES + 1,
-    ] {
-        let mut filter: Vec<u8> = (0..len).map(|_| next() as u8 | next() as u8).collect();
-        filter.push(6);
-        let mut answers = [0usize; 2];
-        for _ in 0..20_000 {
-            let key = next().to_le_bytes();
-            let want = policy.single_with(Kernel::Scalar, &key, &filter);
-            answers[usize::from(want)] += 1;
-            for &kernel in &kernels {
+    let limit = super::MAX_SINGLE_LANES_BYTES;
+    for len in [limit - 1, limit, limit + 1] {
+        for k in [0u8, 6, 9, 17, 30] {
+            // Each bit set with probability 2^(-1/k): all k set half the time.
+            let density = 0.5f64.powf(1.0 / f64::from(k.max(1)));
+            let threshold = (density * f64::from(u32::MAX)) as u32;
+            let mut filter: Vec<u8> = (0..len)
+                .map(|_| {
+                    (0..8).fold(0, |byte, bit| {
+                        byte | u8::from((next() as u32) < threshold) << bit
+                    })
+                })
+                .collect();
+            filter.push(k);
+            let prepared = BloomFilter::new(&policy, filter.as_slice());
+            let mut answers = [0usize; 2];
+            for _ in 0..4_000 {
+                let key = next().to_le_bytes();
+                let want = policy.single_with(Kernel::Scalar, &key, &filter);
+                answers[usize::from(want)] += 1;
+                for &kernel in &kernels {
+                    assert_eq!(
+                        policy.single_with(kernel, &key, &filter),
+                        want,
+                        "{kernel:?} len {len} k {k} key {key:02x?}"
+                    );
+                }
+                let hash = policy.key_hash(&key);
+                assert_eq!(prepared.may_match(&key), want, "prepared, len {len} k {k}");
                 assert_eq!(
-                    policy.single_with(kernel, &key, &filter),
+                    prepared.hash_may_match(hash),
                     want,
-                    "{kernel:?} len {len} key {key:02x?}"
+                    "kept hash, len {len} k {k}"
                 );
+                assert_eq!(hash.may_match(&filter), want, "KeyHash, len {len} k {k}");
+            }
+            // Both answers common (k = 0: no probe, always "may match"):
+            // the lookups test bits, not a fixed answer.
+            match k {
+                0 => assert_eq!(answers[0], 0),
+                _ => assert!(
+                    answers.iter().all(|&n| n > 1_000),
+                    "len {len} k {k}: {answers:?}"
+                ),
             }
         }
-        // Both answers common: the lookups test bits, not a fixed answer.
-        assert!(
-            answers.iter().all(|&n| n > 1_000),
-            "len {len}: answers {answers:?}"
-        );
+    }
+    // The AVX-512 kernel's own lookups up to the limit, none past it or
+    // for a k above 30; the other kernels' never.
+    for &kernel in &kernels {
+        let lanes = matches!(kernel, Kernel::Avx512(_));
+        assert_eq!(kernel.takes_single(limit, 30), lanes, "{kernel:?}");
+        assert_eq!(kernel.takes_single(1, 6), lanes, "{kernel:?}");
+        assert!(!kernel.takes_single(limit + 1, 6), "{kernel:?}");
+        assert!(!kernel.takes_single(limit, 31), "{kernel:?}");
+        assert!(!kernel.takes_single(0, 6), "{kernel:?}");
     }
     exercised(
         "kernels_agree_on_single_lookups_either_side_of_the_lanes_limit",

@@ -616,7 +616,8 @@ unsafe fn hash_may_match(h: u32, k: usize, array: &[u8]) -> bool {
     );
     let last = _mm256_set1_epi32((array.len() - 1) as i32);
     by_eights(h, k, |h: __m256i, probes: usize| {
-        // SAFETY: the CPU has AVX-512F and VL.
+        // SAFETY: the CPU has AVX-512F, which implies the AVX2 that
+        // `Lanes<8> for __m256i` needs.
         let pos = unsafe { simd::rem_by_quotient(h, quotient8(h, inv), bits) };
         let (mut bytes, mut others) = ([0u32; 8], [0u32; 8]);
         let one = _mm256_set1_epi32(1);
@@ -952,8 +953,8 @@ fn load4(key: &[u8], words: u32, chunk: usize) -> __m128i {
     unsafe { _mm_maskz_loadu_epi32(mask, at.cast()) }
 }
 
-/// `h % bits` for one filter's `0 < bits <= 2^31`, the quotient from
-/// `floor(h * inv)` for 8 lanes.
+/// `floor(h * inv)` for 8 lanes: with `inv` from [`simd::inverse`], `h /
+/// bits` or one less, which [`simd::rem_by_quotient`] takes.
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl")]
 fn quotient8(h: __m256i, inv: __m512d) -> __m256i {
