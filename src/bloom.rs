@@ -242,8 +242,9 @@ impl KeyHash {
 /// when made (where the AVX-512 kernel answers its lookups, filters up to
 /// 256 KiB, that kernel takes a reciprocal of the size a lookup, in the
 /// shadow of the key's hash). Its answers are
-/// [`key_may_match`](FilterPolicy::key_may_match)'s on any bytes, LevelDB's fixed answers included (a filter under 2 bytes
-/// matches nothing, a k byte above 30 everything). It holds its bytes as
+/// [`key_may_match`](FilterPolicy::key_may_match)'s on any bytes,
+/// LevelDB's fixed answers included (a filter under 2 bytes matches
+/// nothing, a k byte above 30 everything). It holds its bytes as
 /// any `D: AsRef<[u8]>` (a slice, a `Vec<u8>`, an `Arc<[u8]>` of a block
 /// cache) that gives the same bytes on every call (bytes that change after
 /// `new` are never read out of bounds, but may be answered for as the old).
