@@ -85,6 +85,13 @@ pub enum Error {
         /// The value found.
         found: u64,
     },
+    /// The table orders its keys by a comparator this crate does not know
+    /// (its property `rocksdb.comparator`): only that comparator's code can
+    /// seek in it.
+    UnknownComparator {
+        /// The comparator's name.
+        name: String,
+    },
     /// A block compressed by a custom compression manager (a type byte of
     /// 0x80 and up, format_version 7 and later), which only that manager's
     /// code can read.
@@ -164,6 +171,10 @@ impl fmt::Display for Error {
                 "{block} at offset {offset}: {what} is {found} bytes, past the limit of {limit}"
             ),
             Error::Unsupported { what, found } => write!(f, "unsupported {what}: found {found}"),
+            Error::UnknownComparator { ref name } => write!(
+                f,
+                "keys ordered by comparator {name:?}, whose order only its own code knows (known: leveldb.BytewiseComparator, rocksdb.ReverseBytewiseComparator and their .u64ts forms)"
+            ),
             Error::CustomCompression {
                 block,
                 offset,

@@ -8,11 +8,12 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use leveldb_filter::db::{LiveTable, Manifest};
+use leveldb_filter::db::{GetWalk, LiveTable, Manifest, Outcome, TableStep};
+use leveldb_filter::format::{EntryKind, KeyEntry};
 use leveldb_filter::leveldb::{
-    detect, holds_key, probe, Basis, Detected, Evidence, KeyFormat, Probe, Table, VerifyOptions,
+    detect, entry_type, probe, Basis, Detected, Evidence, KeyFormat, Probe, Table, VerifyOptions,
 };
-use leveldb_filter::rocksdb;
+use leveldb_filter::rocksdb::{self, Lookup};
 use leveldb_filter::{BloomFilterPolicy, HashVariant};
 
 use crate::input::{parse_hex, KeyLines, Source};
@@ -272,10 +273,18 @@ fn rocksdb(
     stdout: &mut impl Write,
 ) -> Result<Option<String>, Failure> {
     let sst = rocksdb::Table::open(&loaded.bytes).map_err(table_error(path))?;
+    if sst.key_order().is_none() {
+        crate::report::say(format_args!(
+            "{}: note: keys ordered by comparator {}, whose order only its own code knows: no data block is sought (offset -), and a key is absent only where every filter of the table rules it out",
+            shown(path),
+            escaped(&String::from_utf8_lossy(sst.comparator().unwrap_or_default()))
+        ));
+    }
     args.keys()?.answer_each(stdout, |text, key| {
-        let (offset, word) = match sst.data_block_for(key).map_err(table_error(path))? {
-            None => (None, PAST_LAST_KEY),
-            Some(handle) => (Some(handle.offset), answer_word(sst.key_may_match(key))),
+        let (offset, word) = match sst.lookup(key).map_err(table_error(path))? {
+            Lookup::PastLastKey => (None, PAST_LAST_KEY),
+            Lookup::Block { handle, may_match } => (Some(handle.offset), answer_word(may_match)),
+            Lookup::Unordered { may_match } => (None, answer_word(may_match)),
         };
         table_answer(args, path, text, key, offset, word)
     })?;
@@ -315,9 +324,12 @@ fn database(
             names.join(", ")
         ))
     })?;
-    manifest
-        .key_order(family)
-        .map_err(|e| Failure::Input(format!("{}: {e}", shown(dir))))?;
+    if let Err(e) = manifest.key_order(family) {
+        crate::report::say(format_args!(
+            "{}: note: {e}: every live table of the column family is consulted, none sought; a key is not found only where every table's filters rule it out, else its outcome is `unknown`",
+            shown(dir)
+        ));
+    }
     let mut tables = Tables {
         database: &database,
         detect: &args.detect,
@@ -335,9 +347,19 @@ fn database(
     }))
 }
 
-/// What a `Get` meets at each table, and where it stops.
-struct GetWalk<'m> {
-    steps: Vec<(&'m LiveTable, PathBuf, &'static str)>,
+/// What a `Get` meets at each table, and how it ends.
+struct Walk<'m> {
+    steps: Vec<Step<'m>>,
+    get: GetWalk,
+}
+
+/// One table of a walk: what it gives the `Get`, as a word, and the kind
+/// of the newest entry of the key it holds, if any.
+struct Step<'m> {
+    live: &'m LiveTable,
+    path: PathBuf,
+    answer: &'static str,
+    entry: Option<EntryKind>,
 }
 
 fn get_walk<'m>(
@@ -345,40 +367,65 @@ fn get_walk<'m>(
     family: u32,
     tables: &mut Tables<'_>,
     key: &[u8],
-) -> Result<GetWalk<'m>, Failure> {
-    let order = manifest
-        .get_order(family, key)
-        .map_err(|e| Failure::Input(e.to_string()))?;
-    let mut walk = GetWalk { steps: Vec::new() };
+) -> Result<Walk<'m>, Failure> {
+    // Under a comparator this crate does not know, no key range can be
+    // compared: every table of the family, level 0 newest first.
+    let (order, known) = match manifest.get_order(family, key) {
+        Ok(order) => (order, true),
+        Err(_) => (
+            manifest
+                .tables()
+                .iter()
+                .filter(|t| t.column_family == family)
+                .collect(),
+            false,
+        ),
+    };
+    let mut walk = Walk {
+        steps: Vec::new(),
+        get: GetWalk::default(),
+    };
     for live in order {
-        let (path, answer) = tables.answer(live, key);
-        walk.steps.push((live, path, answer));
-        if matches!(answer, FOUND | CORRUPT) {
+        let (path, step, covering) = tables.answer(live, key, known);
+        let answer = match &step {
+            TableStep::PastLastKey => PAST_LAST_KEY,
+            TableStep::Absent => ABSENT,
+            TableStep::Read(entries) if entries.is_empty() => MAY_NOT_FOUND,
+            TableStep::Read(_) => FOUND,
+            TableStep::Unordered => UNORDERED,
+            TableStep::Corrupt => CORRUPT,
+        };
+        let entry = match &step {
+            TableStep::Read(entries) => entries.first().map(|e| e.kind),
+            _ => None,
+        };
+        walk.steps.push(Step {
+            live,
+            path,
+            answer,
+            entry,
+        });
+        if !walk.get.step(&step, covering) {
             break;
         }
     }
     Ok(walk)
 }
 
-impl GetWalk<'_> {
+impl Walk<'_> {
     /// Whether the `Get` fails: a table on its path is missing or damaged.
     fn failed(&self) -> bool {
-        self.steps.last().is_some_and(|s| s.2 == CORRUPT)
+        self.get.outcome() == Outcome::Fails
     }
 
     fn output(&self, args: &ProbeArgs, text: &str, key: &[u8]) -> Result<String, Failure> {
         let read = self
             .steps
             .iter()
-            .filter(|s| matches!(s.2, FOUND | MAY_NOT_FOUND))
+            .filter(|s| matches!(s.answer, FOUND | MAY_NOT_FOUND))
             .count();
-        let skipped = self.steps.iter().filter(|s| s.2 == ABSENT).count();
-        let found = self.steps.iter().find(|s| s.2 == FOUND);
-        let outcome = match (found, self.failed()) {
-            (_, true) => "fails",
-            (Some(_), false) => "found",
-            (None, false) => "not-found",
-        };
+        let skipped = self.steps.iter().filter(|s| s.answer == ABSENT).count();
+        let outcome = self.get.outcome();
         if args.json {
             let object = GetJson {
                 kind: "get",
@@ -387,14 +434,16 @@ impl GetWalk<'_> {
                 tables: self
                     .steps
                     .iter()
-                    .map(|(live, path, answer)| StepJson {
-                        path: PathJson::new(path),
-                        level: live.level,
-                        file_number: live.number,
-                        answer,
+                    .map(|step| StepJson {
+                        path: PathJson::new(&step.path),
+                        level: step.live.level,
+                        file_number: step.live.number,
+                        answer: step.answer,
+                        entry: step.entry.map(EntryKind::name),
                     })
                     .collect(),
-                outcome,
+                outcome: outcome.name(),
+                merge_operands: self.get.merges(),
                 tables_read: read,
                 skipped_by_filter: skipped,
             };
@@ -402,18 +451,43 @@ impl GetWalk<'_> {
         }
         let key = key_shown(text, args);
         let mut out = String::new();
-        for (live, path, answer) in &self.steps {
+        for step in &self.steps {
+            let entry = match step.entry {
+                Some(kind) if kind != EntryKind::Value => format!(" ({})", kind.name()),
+                _ => String::new(),
+            };
             out.push_str(&format!(
-                "{key} level-{} {} {answer}\n",
-                live.level,
-                shown(path)
+                "{key} level-{} {} {}{entry}\n",
+                step.live.level,
+                shown(&step.path),
+                step.answer
             ));
         }
-        let summary = match (found, self.steps.is_empty()) {
-            _ if self.failed() => "fails: a table on its path is missing or damaged".to_string(),
-            (Some((_, path, _)), _) => format!("found in {}", shown(path)),
-            (None, true) => "not found: no live table's key range holds the key".to_string(),
-            (None, false) => "not found".to_string(),
+        // The table the `Get` ended at, if it ended at one.
+        let at = self
+            .steps
+            .last()
+            .filter(|s| s.answer == FOUND)
+            .map(|s| shown(&s.path));
+        let summary = match (outcome, at) {
+            (Outcome::Fails, _) => "fails: a table on its path is missing or damaged".to_string(),
+            (Outcome::Found, _) if self.get.merges() > 0 => format!(
+                "found: {} merge operands, merged by the database's merge operator",
+                self.get.merges()
+            ),
+            (Outcome::Found, Some(at)) => format!("found in {at}"),
+            (Outcome::Deleted, Some(at)) => format!("not found: deleted in {at}"),
+            (Outcome::RangeDeleted, _) => {
+                "not found: a range deletion covers the newest entry".to_string()
+            }
+            (Outcome::Unknown, _) => {
+                "unknown: tables of a comparator this crate does not know may hold the key"
+                    .to_string()
+            }
+            _ if self.steps.is_empty() => {
+                "not found: no live table's key range holds the key".to_string()
+            }
+            _ => "not found".to_string(),
         };
         out.push_str(&format!(
             "{key} get {summary}; {read} data blocks read, {skipped} tables skipped by their filters\n"
@@ -431,8 +505,12 @@ struct GetJson<'a> {
     column_family: &'a str,
     /// The tables the `Get` consults, in its order, to the one it stops at.
     tables: Vec<StepJson<'a>>,
-    /// `found`, `not-found` or `fails`.
+    /// `found`, `deleted`, `range-deleted`, `not-found`, `unknown` (a
+    /// comparator this crate does not know, whose tables' filters may hold
+    /// the key) or `fails`.
     outcome: &'static str,
+    /// The merge operands met (merged into the value found).
+    merge_operands: usize,
     tables_read: usize,
     skipped_by_filter: usize,
 }
@@ -443,12 +521,20 @@ struct StepJson<'a> {
     path: PathJson<'a>,
     level: u32,
     file_number: u64,
-    /// `absent`, `may-match`, `found`, `past-last-key` or `corrupt`.
+    /// `absent`, `may-match`, `may-match-unordered`, `found`,
+    /// `past-last-key` or `corrupt`.
     answer: &'a str,
+    /// Where `found`, the newest entry of the key in the table: `value`,
+    /// `deletion`, `single-deletion`, `merge`, `blob-index`, `entity`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    entry: Option<&'static str>,
 }
 
 /// A `Get`'s answer at a table that holds the key.
 const FOUND: &str = "found";
+/// A table of a comparator this crate does not know whose filters may hold
+/// the key: no block can be sought in it.
+const UNORDERED: &str = "may-match-unordered";
 /// A table whose data block is read, without the key: the filter's
 /// "may match".
 const MAY_NOT_FOUND: &str = MAY_MATCH;
@@ -473,17 +559,23 @@ struct Held {
 const MAX_HELD: usize = 1 << 30;
 
 impl Tables<'_> {
-    /// What a `Get` of `key` decides at the live table `live`.
-    fn answer(&mut self, live: &LiveTable, key: &[u8]) -> (PathBuf, &'static str) {
+    /// What a `Get` of `key` meets at the live table `live`, where the
+    /// database's comparator is `known` to this crate or not (LevelDB's
+    /// tables do not name theirs: under another, nothing is sought), and
+    /// the largest sequence number of its range tombstones that cover the
+    /// key.
+    fn answer(&mut self, live: &LiveTable, key: &[u8], known: bool) -> (PathBuf, TableStep, u64) {
         let held = match self.held(live) {
             Ok(held) => held,
-            Err(path) => return (path, CORRUPT),
+            Err(path) => return (path, TableStep::Corrupt, 0),
         };
         let answer = match Format::of(&held.bytes) {
-            Format::LevelDb => leveldb_step(held, key),
+            Format::LevelDb if !known => Ok((TableStep::Unordered, 0)),
+            Format::LevelDb => leveldb_step(held, key).map(|step| (step, 0)),
             Format::RocksDb => rocksdb_step(&held.bytes, key),
         };
-        (held.path.clone(), answer.unwrap_or(CORRUPT))
+        let (step, covering) = answer.unwrap_or((TableStep::Corrupt, 0));
+        (held.path.clone(), step, covering)
     }
 
     /// The table, read on first use; `Err` with its path if it does not read.
@@ -537,36 +629,59 @@ impl Tables<'_> {
 }
 
 /// LevelDB's `Table::InternalGet` at a database's table.
-fn leveldb_step(held: &Held, key: &[u8]) -> Result<&'static str, leveldb_filter::Error> {
+fn leveldb_step(held: &Held, key: &[u8]) -> Result<TableStep, leveldb_filter::Error> {
     let table = Table::open_for_lookups(&held.bytes)?;
     let policy = held
         .variant
         .map(|v| BloomFilterPolicy::new(10).with_hash(v));
     Ok(
         match probe(&table, policy.as_ref(), KeyFormat::Internal, key)? {
-            Probe::PastLastKey => PAST_LAST_KEY,
+            Probe::PastLastKey => TableStep::PastLastKey,
             Probe::Block {
                 may_match: false, ..
-            } => ABSENT,
+            } => TableStep::Absent,
             Probe::Block {
                 may_match: true, ..
-            } => match holds_key(&table, KeyFormat::Internal, key)? {
-                true => FOUND,
-                false => MAY_NOT_FOUND,
-            },
+            } => {
+                // LevelDB's `Get` stops at the first entry of the key.
+                let entry = entry_type(&table, KeyFormat::Internal, key)?;
+                TableStep::Read(
+                    entry
+                        .map(|byte| KeyEntry {
+                            kind: EntryKind::of(byte),
+                            sequence: 0,
+                        })
+                        .into_iter()
+                        .collect(),
+                )
+            }
         },
     )
 }
 
-/// RocksDB's `BlockBasedTable::Get` at a database's table.
-fn rocksdb_step(bytes: &[u8], key: &[u8]) -> Result<&'static str, leveldb_filter::Error> {
+/// The most entries of one key a step reads from a data block: a `Get`
+/// ends at the first that is not a merge operand.
+const MAX_ENTRIES: usize = 1 << 16;
+
+/// RocksDB's `TableCache::Get` and `BlockBasedTable::Get` at a database's
+/// table: the range tombstones that cover the key, then the filter, then
+/// the key's entries in the data block.
+fn rocksdb_step(bytes: &[u8], key: &[u8]) -> Result<(TableStep, u64), leveldb_filter::Error> {
     let sst = rocksdb::Table::open(bytes)?;
-    Ok(match sst.data_block_for(key)? {
-        None => PAST_LAST_KEY,
-        Some(_) if !sst.key_may_match(key) => ABSENT,
-        Some(handle) => match sst.block_holds_key(handle, key)? {
-            true => FOUND,
-            false => MAY_NOT_FOUND,
-        },
-    })
+    let covering = match sst.key_order() {
+        Some(_) => sst.covering_tombstone(key)?,
+        None => 0,
+    };
+    let step = match sst.lookup(key)? {
+        Lookup::PastLastKey => TableStep::PastLastKey,
+        Lookup::Block {
+            may_match: false, ..
+        }
+        | Lookup::Unordered { may_match: false } => TableStep::Absent,
+        Lookup::Unordered { may_match: true } => TableStep::Unordered,
+        Lookup::Block { handle, .. } => {
+            TableStep::Read(sst.entries_in(handle, key, MAX_ENTRIES)?)
+        }
+    };
+    Ok((step, covering))
 }

@@ -140,6 +140,9 @@ const UNSUPPORTED: &str =
 /// What a filter that does not rebuild means.
 pub(crate) const MISMATCH: &str = "lookups of keys the table holds may skip it, so data appears lost: rewrite the table by a compaction over its key range (CompactRange), or restore it";
 
+/// What keys out of the table's order mean.
+pub(crate) const OUT_OF_ORDER: &str = "lookups search the table by its order and may miss keys it holds, and RocksDB's compactions (with their key-order checks, the default) fail on it: restore the table";
+
 pub(crate) fn write_error(e: io::Error) -> Failure {
     Failure::Write(e)
 }

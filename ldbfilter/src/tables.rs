@@ -162,10 +162,13 @@ impl<'a> TableJson<'a> {
 }
 
 /// One table's report: what goes to stdout (text lines, or a JSON
-/// object a line), and whether all is well with the table.
+/// object a line), whether all is well with the table, and whether its
+/// filter could not be checked (counted apart; a problem only where
+/// `well` says so, as `verify --strict` makes it).
 pub(crate) struct Report {
     pub(crate) out: Vec<u8>,
     pub(crate) well: bool,
+    pub(crate) not_checked: bool,
 }
 
 /// Counts for the run summary: the tables worked on (each well, with a
@@ -175,6 +178,7 @@ pub(crate) struct Report {
 struct Tally {
     tables: usize,
     well: usize,
+    not_checked: usize,
     problems: usize,
     unreadable: usize,
     databases: usize,
@@ -304,10 +308,12 @@ fn run(
         tally.tables += 1;
         let written = match report {
             Ok(report) => {
-                if report.well {
-                    tally.well += 1;
-                } else {
-                    tally.problems += 1;
+                match (report.well, report.not_checked) {
+                    (true, false) => tally.well += 1,
+                    (_, true) => tally.not_checked += 1,
+                    (false, false) => tally.problems += 1,
+                }
+                if !report.well {
                     *status = (*status).max(Status::Problem);
                 }
                 out.write(&report.out)
@@ -417,6 +423,7 @@ fn summary(
             command,
             tables: tally.tables,
             well: tally.well,
+            not_checked: tally.not_checked,
             problems: tally.problems,
             unreadable: tally.unreadable,
             database_problems: tally.databases,
@@ -429,6 +436,12 @@ fn summary(
             "summary: {} tables: {} well, {} with problems, {} unreadable",
             tally.tables, tally.well, tally.problems, tally.unreadable
         );
+        if tally.not_checked > 0 {
+            line.push_str(&format!(
+                "; {} not checked (a filter this crate cannot rebuild: not a problem in the data unless --strict)",
+                tally.not_checked
+            ));
+        }
         if tally.databases > 0 {
             line.push_str(&format!(
                 "; {} problems of the databases themselves (MANIFEST, missing tables)",
@@ -455,6 +468,9 @@ struct SummaryJson {
     command: &'static str,
     tables: usize,
     well: usize,
+    /// Tables whose filter could not be rebuilt (NOT CHECKED): apart from
+    /// `well` and `problems`.
+    not_checked: usize,
     problems: usize,
     unreadable: usize,
     /// Problems of the databases beyond their tables: a MANIFEST that does

@@ -196,8 +196,24 @@ impl Targets {
                 }),
             }
         }
+        let mut blobs_present = 0;
+        for blob in database.manifest.blob_files() {
+            let path = database.dir.join(blob_file_name(blob.number));
+            match path.is_file() {
+                true => blobs_present += 1,
+                false => self.problem(Failure::File {
+                    path,
+                    what: format!(
+                        "missing: the MANIFEST lists it as a live blob file of {} blobs",
+                        blob.total.0
+                    ),
+                    hint: Some(MISSING_BLOB),
+                }),
+            }
+        }
         if let Ok((present, others)) = table_files(&database.dir) {
             let live = files.iter().filter(|f| f.is_ok()).count();
+            let others = others.saturating_sub(blobs_present);
             self.skipped += others + present.len().saturating_sub(live);
         }
         self.databases.push(database);
@@ -207,6 +223,15 @@ impl Targets {
 /// What a missing live table means.
 const MISSING: &str =
     "reads of the keys it holds fail, and the engine will not open the database: restore the file from a backup or replica";
+
+/// What a missing live blob file means.
+const MISSING_BLOB: &str =
+    "reads of the values stored in it fail (the tables hold only references to them): restore the file from a backup or replica";
+
+/// A blob file's name in its database's directory.
+pub(crate) fn blob_file_name(number: u64) -> String {
+    format!("{number:06}.blob")
+}
 
 /// What a MANIFEST that does not read means.
 const MANIFEST_DAMAGED: &str = "LevelDB and RocksDB will not open the database; RepairDB rebuilds a MANIFEST from the tables; every table file present is checked instead";

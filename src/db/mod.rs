@@ -16,15 +16,18 @@
 //! assert!(current_manifest(b"../../etc/passwd\n").is_err());
 //! ```
 
+mod get;
 mod log;
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
+pub use crate::format::KeyOrder;
 use crate::format::{varint32, varint64};
 use crate::internal_key::user_key;
 
+pub use get::{GetWalk, Outcome, TableStep};
 pub use log::RecordProblem;
 
 /// The most levels a MANIFEST may name (RocksDB's `num_levels` is an
@@ -68,6 +71,24 @@ pub struct LiveTable {
     /// RocksDB's `db_paths` index: the table is in the database's
     /// directory only where it is 0.
     pub path_id: u32,
+    /// The oldest blob file the table's blob indexes refer to (RocksDB's
+    /// integrated BlobDB; 0 for none), which keeps that blob file and
+    /// every later one live.
+    pub oldest_blob_file: u64,
+}
+
+/// A live blob file of RocksDB's integrated BlobDB (`enable_blob_files`):
+/// values a table's blob indexes point into, `NNNNNN.blob`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlobFile {
+    /// The column family's id.
+    pub column_family: u32,
+    /// The file number.
+    pub number: u64,
+    /// How many blobs, and their bytes, the file was written with.
+    pub total: (u64, u64),
+    /// How many of them, and their bytes, compactions have since dropped.
+    pub garbage: (u64, u64),
 }
 
 impl LiveTable {
@@ -108,34 +129,6 @@ impl LiveTable {
     }
 }
 
-/// How a database orders its user keys, from the comparator it names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum KeyOrder {
-    /// `leveldb.BytewiseComparator` (both engines' default).
-    Bytewise,
-    /// `rocksdb.ReverseBytewiseComparator`.
-    ReverseBytewise,
-}
-
-impl KeyOrder {
-    /// The order a comparator's name gives; `None` for one whose order is
-    /// its own code's (a custom comparator, or user-defined timestamps).
-    pub fn of(comparator: &str) -> Option<KeyOrder> {
-        match comparator {
-            "leveldb.BytewiseComparator" => Some(KeyOrder::Bytewise),
-            "rocksdb.ReverseBytewiseComparator" => Some(KeyOrder::ReverseBytewise),
-            _ => None,
-        }
-    }
-
-    fn compare(self, a: &[u8], b: &[u8]) -> Ordering {
-        match self {
-            KeyOrder::Bytewise => a.cmp(b),
-            KeyOrder::ReverseBytewise => b.cmp(a),
-        }
-    }
-}
-
 /// A MANIFEST replayed: the comparator, the column families, and the live
 /// tables of each.
 #[derive(Clone, Debug, Default)]
@@ -144,6 +137,7 @@ pub struct Manifest {
     comparators: BTreeMap<u32, String>,
     column_families: BTreeMap<u32, String>,
     tables: Vec<LiveTable>,
+    blob_files: Vec<BlobFile>,
     edits: usize,
     truncated_tail: bool,
     rocksdb: bool,
@@ -206,6 +200,11 @@ impl Manifest {
         &self.tables
     }
 
+    /// The live blob files, by column family and number.
+    pub fn blob_files(&self) -> &[BlobFile] {
+        &self.blob_files
+    }
+
     /// How many version edits were applied.
     pub fn edits(&self) -> usize {
         self.edits
@@ -231,9 +230,12 @@ impl Manifest {
         key: &[u8],
     ) -> Result<Vec<&LiveTable>, ManifestError> {
         let order = self.key_order(column_family)?;
+        // A stored key against the key looked up, timestamps left out, as
+        // RocksDB's `FilePicker` compares them.
+        let vs = |stored: &[u8]| order.compare_without_timestamp(order.strip(stored), key);
         let holds = |t: &&LiveTable| {
-            order.compare(t.smallest_user_key(), key) != Ordering::Greater
-                && order.compare(key, t.largest_user_key()) != Ordering::Greater
+            vs(t.smallest_user_key()) != Ordering::Greater
+                && vs(t.largest_user_key()) != Ordering::Less
         };
         let family: Vec<&LiveTable> = self
             .tables
@@ -254,11 +256,11 @@ impl Manifest {
             rest = deeper;
             let at = tables.partition_point(|t| !t.ends_at_or_after(order, key));
             for table in &tables[at..] {
-                if order.compare(table.smallest_user_key(), key) == Ordering::Greater {
+                if vs(table.smallest_user_key()) == Ordering::Greater {
                     break;
                 }
                 found.push(table);
-                let spans = order.compare(table.largest_user_key(), key) == Ordering::Equal;
+                let spans = vs(table.largest_user_key()) == Ordering::Equal;
                 if !(self.rocksdb && spans) {
                     break;
                 }
@@ -282,13 +284,15 @@ fn key_order(comparator: Option<&str>) -> Result<KeyOrder, ManifestError> {
 const MAX_SEQUENCE: u64 = (1 << 56) - 1;
 
 impl LiveTable {
-    /// Whether a lookup of `key` (at a sequence number below the largest)
-    /// sorts before the table's largest key: LevelDB's and RocksDB's
-    /// `FindFile` test at levels past 0.
+    /// Whether a lookup of `key` (at a sequence number below the largest,
+    /// and the newest timestamp) sorts before the table's largest key:
+    /// LevelDB's and RocksDB's `FindFile` test at levels past 0.
     fn ends_at_or_after(&self, order: KeyOrder, key: &[u8]) -> bool {
-        match order.compare(self.largest_user_key(), key) {
+        let largest = self.largest_user_key();
+        match order.compare_without_timestamp(order.strip(largest), key) {
             Ordering::Greater => true,
             Ordering::Less => false,
+            Ordering::Equal if order.timestamp_size() > 0 => true,
             Ordering::Equal => self.largest_sequence() != MAX_SEQUENCE,
         }
     }
@@ -367,6 +371,21 @@ pub enum EditProblem {
         /// The number of levels.
         limit: u32,
     },
+    /// A blob file added by a second edit (RocksDB: "already added").
+    BlobFileAddedTwice {
+        /// The blob file's number.
+        number: u64,
+    },
+    /// Garbage of a blob file no edit added (RocksDB: "not found").
+    BlobFileUnknown {
+        /// The blob file's number.
+        number: u64,
+    },
+    /// More garbage than a blob file was written with.
+    BlobGarbageOverflow {
+        /// The blob file's number.
+        number: u64,
+    },
     /// An internal key shorter than its 8-byte tag.
     ShortKey {
         /// Its length.
@@ -395,7 +414,7 @@ impl fmt::Display for ManifestError {
             ),
             ManifestError::UnknownComparator { name } => write!(
                 f,
-                "keys are ordered by comparator {name:?}, whose order only its own code knows (known: leveldb.BytewiseComparator, rocksdb.ReverseBytewiseComparator)"
+                "keys are ordered by comparator {name:?}, whose order only its own code knows (known: leveldb.BytewiseComparator, rocksdb.ReverseBytewiseComparator and their .u64ts forms)"
             ),
         }
     }
@@ -418,6 +437,18 @@ impl fmt::Display for EditProblem {
             EditProblem::OutsideAtomicGroup => {
                 write!(f, "an edit outside the atomic group still open")
             }
+            EditProblem::BlobFileAddedTwice { number } => {
+                write!(f, "blob file {number} is added a second time")
+            }
+            EditProblem::BlobFileUnknown { number } => {
+                write!(f, "garbage of blob file {number}, which no edit added")
+            }
+            EditProblem::BlobGarbageOverflow { number } => {
+                write!(
+                    f,
+                    "more garbage in blob file {number} than it was written with"
+                )
+            }
             EditProblem::ShortKey { len } => {
                 write!(
                     f,
@@ -439,6 +470,9 @@ struct Edit {
     drop_family: bool,
     deleted: Vec<(u32, u64)>,
     added: Vec<LiveTable>,
+    /// Blob file records: the file's number, whether it is an addition
+    /// (else garbage), and the blobs' count and bytes.
+    blobs: Vec<(u64, bool, (u64, u64))>,
     /// RocksDB's atomic groups: the edits still to come in this one's group.
     remaining_in_group: Option<u32>,
     /// Whether it gives the log number, next file number, last sequence.
@@ -488,16 +522,18 @@ impl<'a> Fields<'a> {
         }
     }
     /// RocksDB's custom fields (of a new file, a blob file): tag and
-    /// length-prefixed value pairs up to the terminating tag 1; `each`
-    /// takes the ones it knows and says whether it did.
+    /// length-prefixed value pairs up to the terminating tag `end` (1 for a
+    /// new file, 0 for a blob file's records); `each` takes the ones it
+    /// knows and says whether it did.
     fn custom(
         &mut self,
         field: &'static str,
+        end: u32,
         mut each: impl FnMut(u32, &[u8]) -> Result<bool, EditProblem>,
     ) -> Result<(), EditProblem> {
         loop {
             let tag = self.v32(field)?;
-            if tag == 1 {
+            if tag == end {
                 return Ok(());
             }
             let value = self.bytes(field)?;
@@ -550,17 +586,20 @@ impl Edit {
                 }
                 300 => edit.remaining_in_group = Some(input.v32("remaining entries")?),
                 // Blob file addition, and garbage (and their deprecated
-                // forms past the ignore bit): numbers, for an addition its
-                // checksum's method and value, then custom fields.
+                // forms past the ignore bit): the file's number, a count of
+                // blobs and their bytes, for an addition its checksum's
+                // method and value, then custom fields to tag 0
+                // (`BlobFileAddition::DecodeFrom`).
                 400 | 401 | 8194 | 8195 => {
-                    for _ in 0..3 {
-                        input.v64("blob file")?;
-                    }
-                    if tag == 400 || tag == 8194 {
+                    let number = input.v64("blob file number")?;
+                    let counts = (input.v64("blob count")?, input.v64("blob bytes")?);
+                    let addition = tag == 400 || tag == 8194;
+                    if addition {
                         input.bytes("blob file checksum method")?;
                         input.bytes("blob file checksum value")?;
                     }
-                    input.custom("blob file custom field", |_, _| Ok(false))?;
+                    input.custom("blob file custom field", 0, |_, _| Ok(false))?;
+                    edit.blobs.push((number, addition, counts));
                 }
                 // WAL addition: its number and tagged fields to tag 1.
                 8196 => {
@@ -610,12 +649,13 @@ fn new_file(tag: u32, input: &mut Fields<'_>) -> Result<LiveTable, EditProblem> 
         seqnos: (0, 0),
         epoch_number: None,
         path_id,
+        oldest_blob_file: 0,
     };
     if tag != 7 {
         table.seqnos = (input.v64("smallest seqno")?, input.v64("largest seqno")?);
     }
     if tag == 103 {
-        input.custom("new-file4 custom field", |tag, value| {
+        input.custom("new-file4 custom field", 1, |tag, value| {
             match tag {
                 // kPathId: one byte.
                 65 => match value {
@@ -628,6 +668,13 @@ fn new_file(tag: u32, input: &mut Fields<'_>) -> Result<LiveTable, EditProblem> 
                         field: "epoch number",
                     })?;
                     table.epoch_number = Some(epoch);
+                }
+                // kOldestBlobFileNumber: a varint64.
+                4 => {
+                    let (number, _) = varint64(value).ok_or(EditProblem::Truncated {
+                        field: "oldest blob file number",
+                    })?;
+                    table.oldest_blob_file = number;
                 }
                 // The others RocksDB knows (need-compaction, times,
                 // checksums, temperature, timestamps, unique id, sizes).
@@ -648,6 +695,8 @@ struct Replay {
     /// Each family's live tables, by file number: a dropped family goes
     /// at once, whatever it holds.
     live: HashMap<u32, HashMap<u64, LiveTable>>,
+    /// Each family's blob files, by number, as added and since collected.
+    blobs: HashMap<u32, BTreeMap<u64, BlobFile>>,
     group: Vec<Edit>,
     edits: usize,
     /// Whether an edit gave the log number, the next file number and the
@@ -675,18 +724,18 @@ impl Replay {
                 self.group.push(edit);
                 if remaining == 0 {
                     for edit in std::mem::take(&mut self.group) {
-                        self.apply_one(edit);
+                        self.apply_one(edit)?;
                     }
                 }
             }
             // An edit of no group while a group is open: RocksDB's error.
             None if !self.group.is_empty() => return Err(EditProblem::OutsideAtomicGroup),
-            None => self.apply_one(edit),
+            None => self.apply_one(edit)?,
         }
         Ok(())
     }
 
-    fn apply_one(&mut self, edit: Edit) {
+    fn apply_one(&mut self, edit: Edit) -> Result<(), EditProblem> {
         self.edits += 1;
         let family = edit.column_family;
         if let Some(name) = edit.comparator {
@@ -697,7 +746,8 @@ impl Replay {
         } else if edit.drop_family {
             self.families.remove(&family);
             self.live.remove(&family);
-            return;
+            self.blobs.remove(&family);
+            return Ok(());
         }
         let live = self.live.entry(family).or_default();
         for (level, number) in edit.deleted {
@@ -709,6 +759,34 @@ impl Replay {
             table.column_family = family;
             live.insert(table.number, table);
         }
+        // `VersionBuilder::ApplyBlobFileAddition` and `...Garbage`.
+        let blobs = self.blobs.entry(family).or_default();
+        for (number, addition, counts) in edit.blobs {
+            match (addition, blobs.get_mut(&number)) {
+                (true, Some(_)) => return Err(EditProblem::BlobFileAddedTwice { number }),
+                (true, None) => {
+                    let blob = BlobFile {
+                        column_family: family,
+                        number,
+                        total: counts,
+                        garbage: (0, 0),
+                    };
+                    blobs.insert(number, blob);
+                }
+                (false, None) => return Err(EditProblem::BlobFileUnknown { number }),
+                (false, Some(blob)) => {
+                    let count = blob.garbage.0.checked_add(counts.0);
+                    let bytes = blob.garbage.1.checked_add(counts.1);
+                    match (count, bytes) {
+                        (Some(c), Some(b)) if c <= blob.total.0 && b <= blob.total.1 => {
+                            blob.garbage = (c, b);
+                        }
+                        _ => return Err(EditProblem::BlobGarbageOverflow { number }),
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     fn finish(mut self) -> Result<Manifest, ManifestError> {
@@ -754,15 +832,43 @@ impl Replay {
             tables.extend(family_tables);
         }
         tables.sort_by_key(|t| t.column_family);
+        let blob_files = live_blob_files(&tables, self.blobs);
         Ok(Manifest {
             comparators: self.comparators,
             column_families: self.families,
             tables,
+            blob_files,
             edits: self.edits,
             truncated_tail: false,
             rocksdb: self.rocksdb,
         })
     }
+}
+
+/// The blob files a version holds (`VersionBuilder::SaveBlobFilesTo`):
+/// from the oldest one a live table links to (the oldest its blob indexes
+/// name) on, less those no table links to whose blobs are all garbage.
+fn live_blob_files(
+    tables: &[LiveTable],
+    blobs: HashMap<u32, BTreeMap<u64, BlobFile>>,
+) -> Vec<BlobFile> {
+    let mut out = Vec::new();
+    let mut families: Vec<_> = blobs.into_iter().collect();
+    families.sort_by_key(|(family, _)| *family);
+    for (family, files) in families {
+        let linked: std::collections::BTreeSet<u64> = tables
+            .iter()
+            .filter(|t| t.column_family == family && files.contains_key(&t.oldest_blob_file))
+            .map(|t| t.oldest_blob_file)
+            .collect();
+        let Some(&oldest) = linked.first() else {
+            continue;
+        };
+        out.extend(files.into_values().filter(|b| {
+            b.number >= oldest && (linked.contains(&b.number) || b.garbage.0 < b.total.0)
+        }));
+    }
+    out
 }
 
 #[cfg(test)]

@@ -493,3 +493,106 @@ fn padding_drops_the_rest_of_its_block_and_an_empty_first_fragment_is_passed_ove
     let bytes = [empty_first, log(&history())].concat();
     assert_eq!(Manifest::parse(&bytes).unwrap().tables().len(), 4);
 }
+
+/// A blob file addition (tag 400) or garbage (401), custom fields ended by
+/// tag 0 as `BlobFileAddition::EncodeTo` writes them.
+fn blob(
+    out: &mut Vec<u8>,
+    addition: bool,
+    number: u64,
+    counts: (u64, u64),
+    custom: &[(u64, &[u8])],
+) {
+    varint(out, if addition { 400 } else { 401 });
+    varint(out, number);
+    varint(out, counts.0);
+    varint(out, counts.1);
+    if addition {
+        bytes(out, b"");
+        bytes(out, b"");
+    }
+    for &(tag, value) in custom {
+        varint(out, tag);
+        bytes(out, value);
+    }
+    varint(out, 0);
+}
+
+/// A new file (tag 103) whose blob indexes reach back to blob file `oldest`.
+fn new_file_linked(out: &mut Vec<u8>, number: u64, range: (&str, &str), oldest: u64) {
+    varint(out, 103);
+    varint(out, 1);
+    varint(out, number);
+    varint(out, 1000);
+    bytes(out, &ikey(range.0, 1));
+    bytes(out, &ikey(range.1, 1));
+    varint(out, 1);
+    varint(out, 1);
+    varint(out, 4);
+    let mut value = Vec::new();
+    varint(&mut value, oldest);
+    bytes(out, &value);
+    varint(out, 1);
+}
+
+#[test]
+fn blob_files_live_as_versionbuilder_keeps_them() {
+    let mut first = meta();
+    varint(&mut first, 1);
+    bytes(&mut first, b"leveldb.BytewiseComparator");
+    // Blob files 5 to 8; a table links to 6 (5 is before every link); 7
+    // is all garbage, linked by none; 8 half garbage.
+    for number in 5..=8 {
+        blob(&mut first, true, number, (10, 1000), &[(7, b"ignored")]);
+    }
+    new_file_linked(&mut first, 20, ("a", "m"), 6);
+    let mut second = Vec::new();
+    blob(&mut second, false, 7, (10, 1000), &[]);
+    blob(&mut second, false, 8, (5, 500), &[]);
+    let manifest = Manifest::parse(&log(&[first.clone(), second])).unwrap();
+    let live: Vec<(u64, (u64, u64))> = manifest
+        .blob_files()
+        .iter()
+        .map(|b| (b.number, b.garbage))
+        .collect();
+    assert_eq!(live, [(6, (0, 0)), (8, (5, 500))]);
+    assert_eq!(manifest.tables()[0].oldest_blob_file, 6);
+
+    // RocksDB's errors: garbage past the total, of a file never added, a
+    // file added twice, a custom field marked not safe to ignore.
+    let edit_error = |edit: Vec<u8>| match Manifest::parse(&log(&[first.clone(), edit])) {
+        Err(ManifestError::Edit { what, .. }) => what,
+        other => panic!("{other:?}"),
+    };
+    let mut over = Vec::new();
+    blob(&mut over, false, 8, (11, 10), &[]);
+    assert_eq!(
+        edit_error(over),
+        EditProblem::BlobGarbageOverflow { number: 8 }
+    );
+    let mut unknown = Vec::new();
+    blob(&mut unknown, false, 9, (1, 1), &[]);
+    assert_eq!(
+        edit_error(unknown),
+        EditProblem::BlobFileUnknown { number: 9 }
+    );
+    let mut twice = Vec::new();
+    blob(&mut twice, true, 5, (1, 1), &[]);
+    assert_eq!(
+        edit_error(twice),
+        EditProblem::BlobFileAddedTwice { number: 5 }
+    );
+    let mut required = Vec::new();
+    blob(&mut required, true, 9, (1, 1), &[(64, b"x")]);
+    assert_eq!(
+        edit_error(required),
+        EditProblem::UnknownRequiredField { tag: 64 }
+    );
+    // Without a table linking to any, no blob file is live.
+    let mut alone = meta();
+    blob(&mut alone, true, 5, (10, 1000), &[]);
+    assert!(Manifest::parse(&log(&[alone]))
+        .unwrap()
+        .blob_files()
+        .is_empty());
+}

@@ -7,6 +7,8 @@
 use std::fmt;
 
 mod block;
+mod entry;
+mod order;
 
 pub use crate::error::{Corruption, Field, Limit};
 // RocksDB's compressed blocks alone (the `codecs` feature) need `too_large` here.
@@ -14,6 +16,8 @@ pub use crate::error::{Corruption, Field, Limit};
 pub(crate) use block::too_large;
 pub(crate) use block::{snappy, stored_block, uncompressed_limit, unmask};
 pub use block::{Block, BlockIter, Entry, KEY_EXPANSION, MAX_SNAPPY_EXPANSION};
+pub use entry::{EntryKind, KeyEntry};
+pub use order::KeyOrder;
 
 /// The magic number that ends every LevelDB table.
 pub const TABLE_MAGIC: u64 = 0xdb4775248b80fb57;
@@ -62,6 +66,8 @@ pub enum BlockKind {
     FilterIndex,
     /// A RocksDB table's compression dictionary.
     Dictionary,
+    /// A RocksDB table's range tombstones (`rocksdb.range_del`).
+    RangeDeletion,
 }
 
 impl fmt::Display for BlockKind {
@@ -74,6 +80,7 @@ impl fmt::Display for BlockKind {
             BlockKind::Properties => "properties block",
             BlockKind::FilterIndex => "filter partition index",
             BlockKind::Dictionary => "compression dictionary",
+            BlockKind::RangeDeletion => "range deletion block",
         })
     }
 }

@@ -12,7 +12,7 @@ pub use detect::{detect, Basis, Detected, Evidence, FilterFound};
 pub use table::{BlockEntry, Table, TableFilter, FOOTER_LEN};
 pub(crate) use verify::Neighbours;
 pub use verify::{
-    bits_per_key_candidates, compare_internal, holds_key, measure_fpr, probe, variants_for_name,
-    verify_filter, BloomStats, KeyFormat, KeyStats, MeasuredFpr, Probe, VariantFound, Verdict,
-    VerifyOptions,
+    bits_per_key_candidates, compare_internal, entry_type, holds_key, measure_fpr, probe,
+    variants_for_name, verify_filter, BloomStats, KeyFormat, KeyStats, MeasuredFpr, Probe,
+    VariantFound, Verdict, VerifyOptions,
 };

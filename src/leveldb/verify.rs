@@ -747,8 +747,19 @@ pub fn probe(
 /// index picks, at the first entry not before the lookup key. A `Get` that
 /// reads this table stops here when it does.
 pub fn holds_key(table: &Table<'_>, key_format: KeyFormat, key: &[u8]) -> Result<bool, Error> {
+    Ok(entry_type(table, key_format, key)?.is_some())
+}
+
+/// The type byte of the entry of user key `key` that LevelDB's
+/// `Table::InternalGet` meets (see [`holds_key`]): 1 a value, 0 a deletion
+/// (for a table of user keys, always 1); `None` where it meets none.
+pub fn entry_type(
+    table: &Table<'_>,
+    key_format: KeyFormat,
+    key: &[u8],
+) -> Result<Option<u8>, Error> {
     let Some(handle) = index_seek(table, key_format, key)? else {
-        return Ok(false);
+        return Ok(None);
     };
     let block = table.read_block(BlockKind::Data, handle)?;
     let mut entries = block.entries();
@@ -764,11 +775,16 @@ pub fn holds_key(table: &Table<'_>, key_format: KeyFormat, key: &[u8]) -> Result
             what,
         });
     }
-    Ok(entries.valid()
-        && match key_format {
-            KeyFormat::User => entries.key() == key,
-            KeyFormat::Internal => entries.key().len() >= 8 && user_key(entries.key()) == key,
-        })
+    if !entries.valid() {
+        return Ok(None);
+    }
+    let found = entries.key();
+    Ok(match key_format {
+        KeyFormat::User => (found == key).then_some(1),
+        KeyFormat::Internal => {
+            (found.len() >= 8 && user_key(found) == key).then(|| found[found.len() - 8])
+        }
+    })
 }
 
 /// The key a lookup of user key `key` seeks: for internal keys, with the

@@ -365,6 +365,21 @@ pub(crate) fn for_each_user_key(
     interval: u64,
     mut each: impl FnMut(&[u8]),
 ) -> Result<u64, Error> {
+    for_each_internal_key(block, handle, common_prefix, interval, |user, _| {
+        each(user);
+        true
+    })
+}
+
+/// As [`for_each_user_key`], with each key's tag (sequence number << 8 |
+/// type); `each` says whether to go on. Returns the keys read.
+pub(crate) fn for_each_internal_key(
+    block: &[u8],
+    handle: BlockHandle,
+    common_prefix: bool,
+    interval: u64,
+    mut each: impl FnMut(&[u8], u64) -> bool,
+) -> Result<u64, Error> {
     let corrupt = |what| Error::CorruptBlock {
         block: BlockKind::Data,
         offset: handle.offset,
@@ -382,8 +397,11 @@ pub(crate) fn for_each_user_key(
             .len()
             .checked_sub(8)
             .ok_or(corrupt(Corruption::KeyShorterThanTag))?;
-        each(&key[..user]);
+        let tag = u64::from_le_bytes(key[user..].try_into().expect("8 bytes"));
         keys += 1;
+        if !each(&key[..user], tag) {
+            break;
+        }
         more = cursor.advance().map_err(corrupt)?;
     }
     Ok(keys)

@@ -169,56 +169,97 @@ impl Table<'_> {
             }),
             SstFilter::Full(bits) => {
                 let mut keys = Keys::new(Rebuild::new(bits), whole, prefix, writer);
-                self.for_each_key(|key, _| keys.add(key))?;
+                self.for_each_key(|key, _| keys.add(self.strip_timestamp(key)))?;
                 Ok(Verdict::Filters(vec![keys.rebuild.finish(0)]))
             }
             SstFilter::Partitioned(partitions) => {
-                // Keys come in order, and so do partitions: each key goes to
-                // the first partition whose separator is not below it (the
-                // last past them all). A partition is checked once the keys
-                // move past it. RocksDB adds to a partition it cuts the
-                // prefix of the key that comes next, if not its last prefix
-                // (`PartitionedFilterBlockBuilder::MaybeCutAFilterBlock`).
-                let count = partitions.len();
-                if let Some(report) = out_of_order(partitions) {
-                    return Ok(Verdict::Filters(vec![report]));
-                }
-                let mut index = partitions.walk();
-                fn start<'f>(
-                    at: Option<(BlockHandle, Result<&'f FilterBits<'f>, &Error>)>,
-                ) -> Rebuild<'f> {
-                    match at {
-                        Some((_, Ok(bits))) => Rebuild::new(bits),
-                        Some((_, Err(e))) => Rebuild::unreadable(e),
-                        None => Rebuild::unreadable(&"no such partition"),
-                    }
-                }
-                let mut reports = Vec::with_capacity(count.min(1 << 16));
-                let (mut at, mut keys) =
-                    (0, Keys::new(start(index.filter()), whole, prefix, writer));
-                self.for_each_key(|key, _| {
-                    while at + 1 < count && !index.holds(key) {
-                        if keys.rebuild.keys > 0 {
-                            keys.cut_before(key);
-                        }
-                        index.advance();
-                        let done = std::mem::replace(&mut keys.rebuild, start(index.filter()));
-                        reports.push(done.finish(at));
-                        keys.reset();
-                        at += 1;
-                    }
-                    keys.add(key);
-                })?;
-                if count > 0 {
-                    reports.push(keys.rebuild.finish(at));
-                }
-                for i in at + 1..count {
-                    index.advance();
-                    reports.push(start(index.filter()).finish(i));
-                }
-                Ok(Verdict::Filters(reports))
+                self.check_partitions(partitions, whole, prefix, writer)
             }
         }
+    }
+
+    /// Each partition rebuilt from its keys. Keys come in order, and so do
+    /// partitions: under a comparator this crate knows, each key goes to the
+    /// first partition whose separator is not below it (the last past them
+    /// all). Under any other, partitions follow the file: one ends after
+    /// the data block whose index entry is its separator (partitions cut
+    /// with the index's), or after the last key that is its separator's
+    /// user key (partitions cut on their own). A partition is checked once
+    /// the keys move past it. RocksDB adds to a partition it cuts the
+    /// prefix of the key that comes next, if not its last prefix
+    /// (`PartitionedFilterBlockBuilder::MaybeCutAFilterBlock`).
+    fn check_partitions(
+        &self,
+        partitions: &super::Partitions<'_>,
+        whole: bool,
+        prefix: Prefix,
+        writer: Writer,
+    ) -> Result<Verdict, Error> {
+        let count = partitions.len();
+        if let Some(report) = out_of_order(partitions) {
+            return Ok(Verdict::Filters(vec![report]));
+        }
+        let known = self.key_order().is_some();
+        let block_ends = match known {
+            true => Default::default(),
+            false => self.blocks_ending_partitions(partitions)?,
+        };
+        let mut index = partitions.walk();
+        fn start<'f>(at: Option<(BlockHandle, Result<&'f FilterBits<'f>, &Error>)>) -> Rebuild<'f> {
+            match at {
+                Some((_, Ok(bits))) => Rebuild::new(bits),
+                Some((_, Err(e))) => Rebuild::unreadable(e),
+                None => Rebuild::unreadable(&"no such partition"),
+            }
+        }
+        let mut reports = Vec::with_capacity(count.min(1 << 16));
+        let (mut at, mut keys) = (0, Keys::new(start(index.filter()), whole, prefix, writer));
+        // The previous key and its data block, for partitions in file order.
+        let (mut last_key, mut last_block) = (None::<Vec<u8>>, None::<u64>);
+        self.for_each_key(|key, block| {
+            while at + 1 < count {
+                let ends = match known {
+                    true => !index.holds(key),
+                    false => {
+                        let block_ended = last_block.is_some_and(|b| b != block)
+                            && last_block
+                                .and_then(|b| block_ends.get(&b))
+                                .map(Vec::as_slice)
+                                == index.separator();
+                        let key_ended = last_key
+                            .as_deref()
+                            .is_some_and(|last| last != key && index.holds(last));
+                        block_ended || key_ended
+                    }
+                };
+                if !ends {
+                    break;
+                }
+                if keys.rebuild.keys > 0 {
+                    keys.cut_before(self.strip_timestamp(key));
+                }
+                index.advance();
+                let done = std::mem::replace(&mut keys.rebuild, start(index.filter()));
+                reports.push(done.finish(at));
+                keys.reset();
+                at += 1;
+            }
+            keys.add(self.strip_timestamp(key));
+            if !known {
+                let last = last_key.get_or_insert_with(Vec::new);
+                last.clear();
+                last.extend_from_slice(key);
+                last_block = Some(block);
+            }
+        })?;
+        if count > 0 {
+            reports.push(keys.rebuild.finish(at));
+        }
+        for i in at + 1..count {
+            index.advance();
+            reports.push(start(index.filter()).finish(i));
+        }
+        Ok(Verdict::Filters(reports))
     }
 }
 

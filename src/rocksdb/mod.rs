@@ -28,6 +28,7 @@ mod build;
 mod check;
 mod cursor;
 mod filter;
+mod get;
 mod ribbon;
 mod xxph3;
 
@@ -37,6 +38,7 @@ use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::rc::Rc;
 
+pub use crate::format::{EntryKind, KeyEntry};
 pub use build::{FastLocalBloomBuilder, LegacyBloomBuilder};
 pub use check::{FilterCheck, FilterReport, Verdict};
 pub use ribbon::RibbonBuilder;
@@ -68,7 +70,7 @@ full_filter_policies!(FastLocalBloomBuilder, LegacyBloomBuilder, RibbonBuilder);
 pub use crate::error::FooterProblem;
 use crate::error::{Corruption, Field, Limit};
 use crate::format::{stored_block, uncompressed_limit};
-use crate::format::{varint64, BlockHandle, BlockKind, Compression};
+use crate::format::{varint64, BlockHandle, BlockKind, Compression, KeyOrder};
 use crate::Error;
 use blocks::{for_each_user_key, uncompress};
 use cursor::{Cursor, Layout};
@@ -393,6 +395,8 @@ pub struct Partitions<'a> {
     layout: Layout,
     /// Whether separators are internal keys (user key and 8-byte tag).
     internal_keys: bool,
+    /// The table's key order, where this crate knows its comparator.
+    order: Option<KeyOrder>,
     /// Whether the block may store its keys' common prefix once.
     common_prefix: bool,
     entries: usize,
@@ -414,6 +418,7 @@ impl<'a> Partitions<'a> {
         offset: u64,
         layout: Layout,
         (internal_keys, common_prefix): (bool, bool),
+        order: Option<KeyOrder>,
         read: impl Fn(BlockHandle) -> Result<FilterBits<'a>, Error>,
         file_len: usize,
     ) -> Result<Self, Error> {
@@ -450,6 +455,7 @@ impl<'a> Partitions<'a> {
             index,
             layout,
             internal_keys,
+            order,
             common_prefix,
             entries,
             filters,
@@ -520,9 +526,10 @@ impl<'a> Partitions<'a> {
 
     /// The partition RocksDB probes for user key `key` at the largest
     /// sequence number: the first entry not below the key by RocksDB's
-    /// seek, else the last; `None` where the index does not read there (the
-    /// filter then rules nothing out). A reader of a smaller sequence number
-    /// may take a later entry whose separator's user key is `key` too, which
+    /// seek, else the last; `None` where the index does not read there, or
+    /// the table's comparator is one this crate does not know (the filter
+    /// then rules nothing out). A reader of a smaller sequence number may
+    /// take a later entry whose separator's user key is `key` too, which
     /// [`Table::key_may_match`] also asks.
     pub fn partition_for(&self, key: &[u8]) -> Option<BlockHandle> {
         self.seek(key)?.handle()
@@ -532,8 +539,8 @@ impl<'a> Partitions<'a> {
     /// the first not below it, else the last; `None` where there is none.
     fn seek(&self, key: &[u8]) -> Option<Cursor<'_>> {
         let mut cursor = self.cursor();
-        let internal = self.internal_keys;
-        let found = match cursor.seek(|separator| order_to_seek(separator, key, internal)) {
+        let (internal, order) = (self.internal_keys, self.order?);
+        let found = match cursor.seek(|sep| order_to_seek(sep, key, internal, order)) {
             Ok(true) => true,
             Ok(false) | Err(_) => cursor.seek_to_last().unwrap_or(false),
         };
@@ -545,11 +552,21 @@ impl<'a> Partitions<'a> {
     /// Which partition RocksDB's seek picks when a separator's user key is
     /// the key itself depends on the reader's sequence number: every
     /// partition it may pick is asked, so that no reader's pick is missed.
+    ///
+    /// Under a comparator this crate does not know, no partition can be
+    /// sought: the key may match where any partition's filter says so.
     fn may_match(&self, key: &[u8], probe: &[u8]) -> bool {
+        let Some(order) = self.order else {
+            return self.distinct().any(|(handle, bits)| {
+                handle.size == 0 || bits.map_or(true, |b| b.may_match(probe))
+            });
+        };
         let Some(mut cursor) = self.seek(key) else {
             return true;
         };
-        let internal = self.internal_keys;
+        // Separators of one user key at several timestamps, or several
+        // sequence numbers, may each be a reader's pick.
+        let several = self.internal_keys || order.timestamp_size() > 0;
         loop {
             let Some(handle) = cursor.handle() else {
                 return true;
@@ -563,7 +580,8 @@ impl<'a> Partitions<'a> {
             {
                 return true;
             }
-            let same_user_key = internal && user_key(cursor.key()) == key;
+            let separator = user_key(cursor.key(), self.internal_keys);
+            let same_user_key = several && order.strip(separator) == key;
             if !same_user_key || !cursor.advance().unwrap_or(false) {
                 return false;
             }
@@ -571,9 +589,12 @@ impl<'a> Partitions<'a> {
     }
 }
 
-/// An internal key's user key (without its 8-byte tag).
-fn user_key(internal: &[u8]) -> &[u8] {
-    &internal[..internal.len().saturating_sub(8)]
+/// A key's user key: without its 8-byte tag where it is an internal key.
+fn user_key(key: &[u8], internal: bool) -> &[u8] {
+    match internal {
+        true => &key[..key.len().saturating_sub(8)],
+        false => key,
+    }
 }
 
 /// A walk over a partitioned filter's index, an entry at a time.
@@ -590,10 +611,22 @@ impl<'p, 'a> PartitionWalk<'p, 'a> {
         Some((handle, self.partitions.filter(handle)))
     }
 
-    /// Whether the current entry's separator is not below a lookup of `key`.
+    /// Whether the current entry's separator is not below the stored user
+    /// key `key` (with its timestamp, if any) at its largest sequence
+    /// number; under a comparator this crate does not know, whether the
+    /// separator's user key is `key` without its timestamp.
     pub(crate) fn holds(&self, key: &[u8]) -> bool {
-        let internal = self.partitions.internal_keys;
-        self.valid && order_to_seek(self.cursor.key(), key, internal) != Ordering::Less
+        let separator = user_key(self.cursor.key(), self.partitions.internal_keys);
+        self.valid
+            && match self.partitions.order {
+                Some(order) => order.compare(separator, key) != Ordering::Less,
+                None => separator == key,
+            }
+    }
+
+    /// The current entry's separator key, as stored.
+    pub(crate) fn separator(&self) -> Option<&[u8]> {
+        self.valid.then(|| self.cursor.key())
     }
 
     /// Moves to the next entry.
@@ -610,26 +643,32 @@ static NOT_IN_INDEX: Error = Error::CorruptBlock {
 };
 
 /// An index entry's key (`separator`, an internal key where `internal`)
-/// against the key RocksDB seeks for user key `key`.
-fn order_to_seek(separator: &[u8], key: &[u8], internal: bool) -> Ordering {
-    if internal {
-        compare_internal_with_seek(separator, key)
-    } else {
-        separator.cmp(key)
-    }
-}
-
-/// An internal key (user key and 8-byte tag) against the key RocksDB seeks
-/// for user key `user`: the user keys bytewise, then the tag descending; the
-/// seek key's tag is the largest sequence number with type 0x16.
-fn compare_internal_with_seek(internal: &[u8], user: &[u8]) -> Ordering {
-    let Some(split) = internal.len().checked_sub(8) else {
-        return internal.cmp(user);
+/// against the key RocksDB seeks for user key `key` (without a timestamp):
+/// the user keys without timestamps in the table's order, then the
+/// timestamp newest first, then the tag descending. The seek key's
+/// timestamp is the newest there is, its tag the largest sequence number
+/// with type 0x16.
+fn order_to_seek(separator: &[u8], key: &[u8], internal: bool, order: KeyOrder) -> Ordering {
+    let (ukey, tag) = match internal {
+        true => match separator.len().checked_sub(8) {
+            Some(split) => separator.split_at(split),
+            None => (separator, &[][..]),
+        },
+        false => (separator, &[][..]),
     };
-    let (ukey, tag) = internal.split_at(split);
-    let tag = u64::from_le_bytes(tag.try_into().expect("8 bytes"));
+    let stripped = order.strip(ukey);
+    let timestamp = &ukey[stripped.len()..];
     let seek_tag = ((1u64 << 56) - 1) << 8 | 0x16;
-    ukey.cmp(user).then(seek_tag.cmp(&tag))
+    order
+        .compare_without_timestamp(stripped, key)
+        .then_with(|| match timestamp.iter().all(|&b| b == 0xff) {
+            true => Ordering::Equal,
+            false => Ordering::Greater,
+        })
+        .then_with(|| match tag.try_into() {
+            Ok(tag) => seek_tag.cmp(&u64::from_le_bytes(tag)),
+            Err(_) => Ordering::Equal,
+        })
 }
 
 /// The properties RocksDB's reader acts on, read once when the table opens.
@@ -641,6 +680,11 @@ struct Props<'a> {
     index_delta: bool,
     whole_key_filtering: bool,
     prefix_extractor: Option<&'a [u8]>,
+    /// `rocksdb.comparator`: the name of the comparator that orders the keys.
+    comparator: Option<&'a [u8]>,
+    /// `rocksdb.user.defined.timestamps.persisted` (RocksDB 8.8+): 0 where
+    /// the keys were stored without their timestamps.
+    timestamps_persisted: bool,
     /// `rocksdb.data.block.restart.interval` (RocksDB 11.0+), which data
     /// blocks of separated keys and values need.
     data_restart_interval: u64,
@@ -659,6 +703,7 @@ impl<'a> Props<'a> {
         let mut props = Props {
             block,
             whole_key_filtering: true,
+            timestamps_persisted: true,
             ..Props::default()
         };
         // An entry that does not read ends the properties, RocksDB keeping
@@ -688,6 +733,10 @@ impl<'a> Props<'a> {
                     props.whole_key_filtering = value != b"0";
                 }
                 b"rocksdb.prefix.extractor.name" => props.prefix_extractor = Some(value),
+                b"rocksdb.comparator" => props.comparator = Some(value),
+                b"rocksdb.user.defined.timestamps.persisted" => {
+                    props.timestamps_persisted = number() != 0;
+                }
                 _ => {}
             }
             last.clear();
@@ -747,6 +796,7 @@ impl<'a> Table<'a> {
         let find = |name: &[u8]| find_meta(metaindex, name);
         let mut props = Props {
             whole_key_filtering: true,
+            timestamps_persisted: true,
             ..Props::default()
         };
         // `SeekToPropertiesBlock`: the current name, then the old one.
@@ -869,6 +919,7 @@ impl<'a> Table<'a> {
                     handle.offset,
                     layout,
                     (!self.props.index_user_keys, self.common_prefix()),
+                    self.key_order(),
                     read,
                     file.len(),
                 )?)
@@ -940,6 +991,57 @@ impl<'a> Table<'a> {
     pub fn prefix_extractor(&self) -> Option<&str> {
         let name = std::str::from_utf8(self.props.prefix_extractor?).ok()?;
         (name != "nullptr" && !name.is_empty()).then_some(name)
+    }
+
+    /// The name of the comparator that orders the table's keys (the
+    /// property `rocksdb.comparator`), if the table names one.
+    pub fn comparator(&self) -> Option<&'a [u8]> {
+        self.props.comparator
+    }
+
+    /// The order of the table's keys, where this crate knows its
+    /// comparator (a table that names none is bytewise, as LevelDB's);
+    /// with timestamps only where the table stores them.
+    pub fn key_order(&self) -> Option<KeyOrder> {
+        let order = match self.props.comparator {
+            None => KeyOrder::Bytewise,
+            Some(name) => KeyOrder::of(std::str::from_utf8(name).ok()?)?,
+        };
+        Some(match self.props.timestamps_persisted {
+            true => order,
+            false => order.without_timestamps(),
+        })
+    }
+
+    /// The size of the timestamp that ends each stored user key (0: none):
+    /// the comparator's, where this crate knows it; else the size of the
+    /// smallest timestamp the table records (`rocksdb.timestamp_min`, which
+    /// RocksDB writes for any comparator with timestamps). Filters hold
+    /// keys without it.
+    pub fn timestamp_size(&self) -> usize {
+        if !self.props.timestamps_persisted {
+            return 0;
+        }
+        match self.key_order() {
+            Some(order) => order.timestamp_size(),
+            None => self
+                .property("rocksdb.timestamp_min")
+                .map_or(0, <[u8]>::len),
+        }
+    }
+
+    /// A stored user key without its timestamp.
+    pub(crate) fn strip_timestamp<'k>(&self, key: &'k [u8]) -> &'k [u8] {
+        key.get(..key.len().wrapping_sub(self.timestamp_size()))
+            .unwrap_or(key)
+    }
+
+    /// The order of the table's keys, or the error that names the
+    /// comparator this crate does not know.
+    fn known_order(&self) -> Result<KeyOrder, Error> {
+        self.key_order().ok_or_else(|| Error::UnknownComparator {
+            name: String::from_utf8_lossy(self.props.comparator.unwrap_or_default()).into_owned(),
+        })
     }
 
     /// The index type (the property `rocksdb.block.based.table.index.type`,
@@ -1045,7 +1147,7 @@ impl<'a> Table<'a> {
     /// is read twice. Returns the compressions of the index blocks read.
     fn for_each_data_block(
         &self,
-        mut each: impl FnMut(BlockHandle) -> Result<(), Error>,
+        mut each: impl FnMut(BlockHandle, &[u8]) -> Result<(), Error>,
     ) -> Result<BTreeSet<Compression>, Error> {
         let (top, compression) = self.top_index()?;
         let mut compressions = BTreeSet::from([compression]);
@@ -1057,7 +1159,7 @@ impl<'a> Table<'a> {
             let handle = cursor.handle().ok_or(corrupt(Corruption::NotAHandle))?;
             if !two_level {
                 after(&mut data_end, handle, &corrupt)?;
-                each(handle)?;
+                each(handle, cursor.key())?;
             } else {
                 after(&mut partition_end, handle, &corrupt)?;
                 let partition = self.index_partition(handle)?;
@@ -1067,13 +1169,38 @@ impl<'a> Table<'a> {
                 while more {
                     let handle = entries.handle().ok_or(corrupt(Corruption::NotAHandle))?;
                     after(&mut data_end, handle, &corrupt)?;
-                    each(handle)?;
+                    each(handle, entries.key())?;
                     more = entries.advance().map_err(&corrupt)?;
                 }
             }
             more = cursor.advance().map_err(&corrupt)?;
         }
         Ok(compressions)
+    }
+
+    /// The data blocks (by offset) whose index entry's key is the separator
+    /// of a partition of `partitions`: where RocksDB cut filter partitions
+    /// with the index's (before `decouple_partitioned_filters`), each ends
+    /// with the data block whose entry ends an index partition, whatever the
+    /// comparator. One entry a data block at most.
+    pub(crate) fn blocks_ending_partitions(
+        &self,
+        partitions: &Partitions<'_>,
+    ) -> Result<HashMap<u64, Vec<u8>>, Error> {
+        let mut separators = std::collections::HashSet::new();
+        let mut walk = partitions.walk();
+        while let Some(separator) = walk.separator() {
+            separators.insert(separator.to_vec());
+            walk.advance();
+        }
+        let mut ends = HashMap::new();
+        self.for_each_data_block(|handle, key| {
+            if separators.contains(key) {
+                ends.insert(handle.offset, key.to_vec());
+            }
+            Ok(())
+        })?;
+        Ok(ends)
     }
 
     /// Walks every key of the table, data block by data block, calling
@@ -1083,12 +1210,22 @@ impl<'a> Table<'a> {
     pub fn for_each_key(&self, mut each: impl FnMut(&[u8], u64)) -> Result<KeyStats, Error> {
         let mut walk = KeyStats::default();
         let mut compressions = BTreeSet::new();
-        let index_compressions = self.for_each_data_block(|handle| {
+        let (order, mut last) = (self.key_order(), None::<Vec<u8>>);
+        let index_compressions = self.for_each_data_block(|handle, _| {
             let (contents, compression) = self.block(BlockKind::Data, handle)?;
             compressions.insert(compression);
             walk.data_blocks += 1;
             let (prefixed, interval) = (self.common_prefix(), self.props.data_restart_interval);
             walk.keys += for_each_user_key(&contents, handle, prefixed, interval, |key| {
+                if let (Some(order), Some(previous)) = (order, last.as_mut()) {
+                    if walk.out_of_order.is_none() && order.compare(previous, key).is_gt() {
+                        walk.out_of_order = Some((previous.clone(), key.to_vec()));
+                    }
+                    previous.clear();
+                    previous.extend_from_slice(key);
+                } else if order.is_some() {
+                    last = Some(key.to_vec());
+                }
                 each(key, handle.offset)
             })?;
             Ok(())
@@ -1098,13 +1235,15 @@ impl<'a> Table<'a> {
         Ok(walk)
     }
 
-    /// The data block RocksDB's index points a lookup of user key `key` to
-    /// (the entry its seek finds), or `None` past the last key. The index
-    /// is read once per table, and each partition of a two-level index once
-    /// however many lookups need it.
+    /// The data block RocksDB's index points a lookup of user key `key`
+    /// (without a timestamp) to, the entry its seek finds, or `None` past
+    /// the last key; [`Error::UnknownComparator`] where the table's keys are
+    /// ordered by a comparator this crate does not know. The index is read
+    /// once per table, and each partition of a two-level index once however
+    /// many lookups need it.
     pub fn data_block_for(&self, key: &[u8]) -> Result<Option<BlockHandle>, Error> {
-        let internal = self.index_keys_are_internal();
-        let order = |separator: &[u8]| order_to_seek(separator, key, internal);
+        let (internal, known) = (self.index_keys_are_internal(), self.known_order()?);
+        let order = |separator: &[u8]| order_to_seek(separator, key, internal, known);
         let (top, _) = self.top_index()?;
         let (mut cursor, corrupt) = self.index_cursor(top, self.footer.index.offset)?;
         if !cursor.seek(order).map_err(&corrupt)? {
@@ -1176,14 +1315,40 @@ impl<'a> Table<'a> {
     }
 
     /// Whether the data block at `handle` holds an entry (a value, a
-    /// deletion or any other) of user key `key`: a `Get` that reads the
-    /// block RocksDB's index points it to stops at this table when it does.
+    /// deletion or any other) of user key `key` (without a timestamp): a
+    /// `Get` that reads the block RocksDB's index points it to stops at this
+    /// table when it does.
     pub fn block_holds_key(&self, handle: BlockHandle, key: &[u8]) -> Result<bool, Error> {
         let (contents, _) = self.block(BlockKind::Data, handle)?;
         let (prefixed, interval) = (self.common_prefix(), self.props.data_restart_interval);
+        let order = self.key_order().unwrap_or(KeyOrder::Bytewise);
         let mut found = false;
-        for_each_user_key(&contents, handle, prefixed, interval, |k| found |= k == key)?;
+        for_each_user_key(&contents, handle, prefixed, interval, |k| {
+            found |= order.strip(k) == key
+        })?;
         Ok(found)
+    }
+
+    /// What RocksDB's `Get` of user key `key` (without a timestamp) does at
+    /// this table, as far as its index and filter decide: past the last
+    /// key, or the data block it reads (or skips, where the filter rules
+    /// the key out). Under a comparator this crate does not know no block
+    /// can be sought: [`Lookup::Unordered`], absent only where every
+    /// filter the table has rules the key out, so that a key the table
+    /// holds is never answered absent.
+    pub fn lookup(&self, key: &[u8]) -> Result<Lookup, Error> {
+        if self.key_order().is_none() {
+            return Ok(Lookup::Unordered {
+                may_match: self.key_may_match(key),
+            });
+        }
+        Ok(match self.data_block_for(key)? {
+            None => Lookup::PastLastKey,
+            Some(handle) => Lookup::Block {
+                handle,
+                may_match: self.key_may_match(key),
+            },
+        })
     }
 
     /// Whether RocksDB's `Get` of user key `key` may find it in this table,
@@ -1207,6 +1372,28 @@ impl<'a> Table<'a> {
             _ => true,
         }
     }
+}
+
+/// What a table's index and filter decide for a `Get` of a key
+/// ([`Table::lookup`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lookup {
+    /// The key sorts past the table's last key: the table cannot hold it.
+    PastLastKey,
+    /// The data block the index points the key to, and whether the filter
+    /// lets the `Get` read it (`false`: the key is absent).
+    Block {
+        /// The data block.
+        handle: BlockHandle,
+        /// Whether the filter may hold the key.
+        may_match: bool,
+    },
+    /// The table's comparator is one this crate does not know: no block
+    /// can be sought, and the filters are asked whole.
+    Unordered {
+        /// Whether any of the table's filters may hold the key.
+        may_match: bool,
+    },
 }
 
 /// Requires `handle` to start at or after `end`, then moves `end` past it
@@ -1287,4 +1474,8 @@ pub struct KeyStats {
     pub keys: u64,
     /// The compressions of the data and index blocks, in order.
     pub compressions: Vec<Compression>,
+    /// The first two neighbouring user keys out of the table's order,
+    /// where this crate knows its comparator: RocksDB's iterators take
+    /// such a table for corrupt.
+    pub out_of_order: Option<(Vec<u8>, Vec<u8>)>,
 }

@@ -22,6 +22,7 @@ fn manifests_match_files() {
         "rocksdb11",
         "damaged",
         "db",
+        "deployed",
     ] {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("testdata")
@@ -42,7 +43,7 @@ fn manifests_match_files() {
         }
         // Every golden file is in the manifest (in `db/`, every file of
         // each database directory).
-        let files = match dir.ends_with("db") {
+        let files = match dir.ends_with("db") || dir.ends_with("deployed") {
             true => files_under(&dir) - 2,
             false => std::fs::read_dir(&dir)
                 .unwrap()

@@ -12,6 +12,7 @@ mod vectors;
 mod allocations;
 mod bounds;
 mod db;
+mod deployed;
 mod golden;
 mod leveldb_tests;
 mod properties;

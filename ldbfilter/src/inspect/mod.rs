@@ -41,7 +41,11 @@ pub fn run(args: &InspectArgs) -> Status {
                 }
                 Format::RocksDb => rocksdb::report(target, &loaded.bytes, args.json, &mut out)?,
             }
-            Ok(Report { out, well: true })
+            Ok(Report {
+                out,
+                well: true,
+                not_checked: false,
+            })
         },
     )
 }
@@ -73,11 +77,24 @@ fn database(database: &Database, json: bool) -> Result<Vec<u8>, Failure> {
                     }),
                 }
             }
+            let blob_files = manifest
+                .blob_files()
+                .iter()
+                .filter(|b| b.column_family == id)
+                .map(|b| BlobJson {
+                    file: crate::targets::blob_file_name(b.number),
+                    blobs: b.total.0,
+                    bytes: b.total.1,
+                    garbage_blobs: b.garbage.0,
+                    garbage_bytes: b.garbage.1,
+                })
+                .collect();
             FamilyJson {
                 id,
                 name,
                 comparator: manifest.comparator(id),
                 levels,
+                blob_files,
             }
         })
         .collect();
@@ -122,6 +139,19 @@ fn database(database: &Database, json: bool) -> Result<Vec<u8>, Failure> {
                 levels.join("; ")
             }
         ));
+        if !family.blob_files.is_empty() {
+            let files: Vec<String> = family
+                .blob_files
+                .iter()
+                .map(|b| {
+                    format!(
+                        "{} ({} blobs, {} bytes; {} blobs, {} bytes garbage)",
+                        b.file, b.blobs, b.bytes, b.garbage_blobs, b.garbage_bytes
+                    )
+                })
+                .collect();
+            text.push_str(&format!("    blob files: {}\n", files.join(", ")));
+        }
     }
     out.extend_from_slice(text.as_bytes());
     Ok(out)
@@ -147,6 +177,17 @@ struct FamilyJson<'a> {
     name: &'a str,
     comparator: Option<&'a str>,
     levels: Vec<LevelJson>,
+    /// The live blob files (RocksDB's integrated BlobDB), by number.
+    blob_files: Vec<BlobJson>,
+}
+
+#[derive(serde::Serialize)]
+struct BlobJson {
+    file: String,
+    blobs: u64,
+    bytes: u64,
+    garbage_blobs: u64,
+    garbage_bytes: u64,
 }
 
 #[derive(serde::Serialize)]

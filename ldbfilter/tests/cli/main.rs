@@ -23,6 +23,7 @@ mod run;
 
 mod bounds;
 mod database;
+mod deployed;
 mod filters;
 mod hostile;
 mod leveldb;

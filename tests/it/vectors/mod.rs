@@ -292,53 +292,121 @@ pub fn databases() -> Vec<GoldenDb> {
         roots.extend(std::env::split_paths(&extra));
     }
     roots.sort();
+    roots.iter().map(|root| golden_db(root)).collect()
+}
+
+/// The database a generator wrote at `root`: `db/`, and the engine's
+/// answers beside it (`live.txt`, `gets.txt`).
+fn golden_db(root: &Path) -> GoldenDb {
+    let text = |name: &str| std::fs::read_to_string(root.join(name)).unwrap();
+    let hex = unhex;
+    let live = text("live.txt")
+        .lines()
+        .map(|line| {
+            let f: Vec<&str> = line.split(' ').collect();
+            // LevelDB's lines have no column family.
+            let f = if f.len() == 5 {
+                [&["default"], &f[..]].concat()
+            } else {
+                f
+            };
+            LiveRow {
+                family: f[0].to_string(),
+                level: f[1].parse().unwrap(),
+                number: f[2].parse().unwrap(),
+                size: f[3].parse().unwrap(),
+                range: (hex(f[4]), hex(f[5])),
+            }
+        })
+        .collect();
+    let gets = text("gets.txt")
+        .lines()
+        .map(|line| {
+            let f: Vec<&str> = line.split(' ').collect();
+            let f = if f.len() == 2 {
+                [&["default"], &f[..]].concat()
+            } else {
+                f
+            };
+            GetRow {
+                family: f[0].to_string(),
+                key: hex(f[1]),
+                found: f[2] == "found",
+                useful: f.get(3).map(|u| u.parse().unwrap()),
+            }
+        })
+        .collect();
+    GoldenDb {
+        name: root.file_name().unwrap().to_string_lossy().into_owned(),
+        checked_in: root.starts_with(testdata()),
+        dir: root.join("db"),
+        live,
+        gets,
+    }
+}
+
+/// A database written with a feature real deployments turn on
+/// (`testdata/deployed/ENGINE/FEATURE/`, made by
+/// `oracle/db/gen-rocksdb-deployed.cc`): the feature, the database, and the
+/// live blob files the engine lists (`blobs.txt`, where it has any).
+pub struct Deployed {
+    pub feature: String,
+    pub db: GoldenDb,
+    pub blobs: Vec<BlobRow>,
+}
+
+/// A live blob file as the engine lists it: column family, number, total
+/// blobs and bytes, garbage blobs and bytes.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct BlobRow {
+    pub family: String,
+    pub number: u64,
+    pub total: (u64, u64),
+    pub garbage: (u64, u64),
+}
+
+/// The deployed databases checked in, and those under the directories in
+/// `DEPLOYED_VECTORS` (colon separated, each holding one directory a
+/// feature): CI writes fresh ones with the live engines.
+pub fn deployed() -> Vec<Deployed> {
+    let mut sets: Vec<PathBuf> = Vec::new();
+    if let Ok(dir) = std::fs::read_dir(testdata().join("deployed")) {
+        sets.extend(dir.flatten().map(|e| e.path()).filter(|p| p.is_dir()));
+    }
+    if let Some(extra) = std::env::var_os("DEPLOYED_VECTORS") {
+        sets.extend(std::env::split_paths(&extra));
+    }
+    let mut roots: Vec<PathBuf> = sets
+        .iter()
+        .flat_map(|set| std::fs::read_dir(set).unwrap().flatten())
+        .map(|e| e.path())
+        .filter(|p| p.join("db").is_dir())
+        .collect();
+    roots.sort();
     roots
-        .into_iter()
+        .iter()
         .map(|root| {
-            let text = |name: &str| std::fs::read_to_string(root.join(name)).unwrap();
-            let hex = unhex;
-            let live = text("live.txt")
+            let blobs = std::fs::read_to_string(root.join("blobs.txt")).unwrap_or_default();
+            let number = |f: &str| f.parse::<u64>().unwrap();
+            let blobs = blobs
                 .lines()
                 .map(|line| {
                     let f: Vec<&str> = line.split(' ').collect();
-                    // LevelDB's lines have no column family.
-                    let f = if f.len() == 5 {
-                        [&["default"], &f[..]].concat()
-                    } else {
-                        f
-                    };
-                    LiveRow {
+                    BlobRow {
                         family: f[0].to_string(),
-                        level: f[1].parse().unwrap(),
-                        number: f[2].parse().unwrap(),
-                        size: f[3].parse().unwrap(),
-                        range: (hex(f[4]), hex(f[5])),
+                        number: number(f[1]),
+                        total: (number(f[2]), number(f[3])),
+                        garbage: (number(f[4]), number(f[5])),
                     }
                 })
                 .collect();
-            let gets = text("gets.txt")
-                .lines()
-                .map(|line| {
-                    let f: Vec<&str> = line.split(' ').collect();
-                    let f = if f.len() == 2 {
-                        [&["default"], &f[..]].concat()
-                    } else {
-                        f
-                    };
-                    GetRow {
-                        family: f[0].to_string(),
-                        key: hex(f[1]),
-                        found: f[2] == "found",
-                        useful: f.get(3).map(|u| u.parse().unwrap()),
-                    }
-                })
-                .collect();
-            GoldenDb {
-                name: root.file_name().unwrap().to_string_lossy().into_owned(),
-                checked_in: root.starts_with(testdata()),
-                dir: root.join("db"),
-                live,
-                gets,
+            Deployed {
+                feature: root.file_name().unwrap().to_string_lossy().into_owned(),
+                db: GoldenDb {
+                    name: root.display().to_string(),
+                    ..golden_db(root)
+                },
+                blobs,
             }
         })
         .collect()

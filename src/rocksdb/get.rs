@@ -1,0 +1,110 @@
+//! What RocksDB's `Get` meets in a table beyond its filter: the entries of
+//! the key in the data block it reads, newest first, and the range
+//! tombstones (`rocksdb.range_del`) that cover the key.
+
+use crate::error::Corruption;
+use crate::format::{BlockHandle, BlockKind, EntryKind, KeyEntry, KeyOrder};
+use crate::Error;
+
+use super::blocks::for_each_internal_key;
+use super::cursor::{Cursor, Layout};
+use super::{find_meta, Table};
+
+impl Table<'_> {
+    /// The entries of user key `key` (without a timestamp) in the data
+    /// block at `handle`, newest first: those a `Get` reading the block
+    /// meets. At most `limit` are kept, so that a block of one key's many
+    /// versions sizes no work beyond its own bytes.
+    pub fn entries_in(
+        &self,
+        handle: BlockHandle,
+        key: &[u8],
+        limit: usize,
+    ) -> Result<Vec<KeyEntry>, Error> {
+        let (contents, _) = self.block(BlockKind::Data, handle)?;
+        let (prefixed, interval) = (self.common_prefix(), self.props.data_restart_interval);
+        let mut entries = Vec::new();
+        for_each_internal_key(&contents, handle, prefixed, interval, |user, tag| {
+            if self.strip_timestamp(user) == key {
+                entries.push(KeyEntry {
+                    kind: EntryKind::of(tag as u8),
+                    sequence: tag >> 8,
+                });
+            } else if !entries.is_empty() {
+                // A key's entries lie together: past them, no more.
+                return false;
+            }
+            entries.len() < limit
+        })?;
+        Ok(entries)
+    }
+
+    /// The largest sequence number of the table's range tombstones that
+    /// cover user key `key` (without a timestamp): start <= key < end in
+    /// the table's order; 0 where none does, or the table has none. Under a
+    /// comparator this crate does not know, [`Error::UnknownComparator`].
+    pub fn covering_tombstone(&self, key: &[u8]) -> Result<u64, Error> {
+        let Some(value) = find_meta(self.metaindex, b"rocksdb.range_del") else {
+            return Ok(0);
+        };
+        let order = self.known_order()?;
+        let corrupt = |what| Error::CorruptBlock {
+            block: BlockKind::Metaindex,
+            offset: self.footer.metaindex.offset,
+            what,
+        };
+        let (handle, _) = BlockHandle::decode(value).ok_or(corrupt(Corruption::NotAHandle))?;
+        let (contents, _) = self.block(BlockKind::RangeDeletion, handle)?;
+        let corrupt = |what| Error::CorruptBlock {
+            block: BlockKind::RangeDeletion,
+            offset: handle.offset,
+            what,
+        };
+        let mut cursor = Cursor::new(&contents, Layout::Plain).map_err(corrupt)?;
+        let mut covering = 0;
+        let mut more = cursor.seek_to_first().map_err(corrupt)?;
+        while more {
+            let start = cursor.key();
+            let split = start
+                .len()
+                .checked_sub(8)
+                .ok_or(corrupt(Corruption::KeyShorterThanTag))?;
+            let tag = u64::from_le_bytes(start[split..].try_into().expect("8 bytes"));
+            if covers(
+                order,
+                (
+                    self.strip_timestamp(&start[..split]),
+                    self.strip_timestamp(cursor.value()),
+                ),
+                key,
+            ) {
+                covering = covering.max(tag >> 8);
+            }
+            more = cursor.advance().map_err(corrupt)?;
+        }
+        Ok(covering)
+    }
+}
+
+/// Whether the tombstone over `[start, end)` covers `key`.
+fn covers(order: KeyOrder, (start, end): (&[u8], &[u8]), key: &[u8]) -> bool {
+    let order = order.without_timestamps();
+    order.compare(start, key).is_le() && order.compare(key, end).is_lt()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tombstone_covers_its_start_not_its_end() {
+        let order = KeyOrder::Bytewise;
+        assert!(covers(order, (b"b", b"d"), b"b"));
+        assert!(covers(order, (b"b", b"d"), b"c"));
+        assert!(!covers(order, (b"b", b"d"), b"d"));
+        assert!(!covers(order, (b"b", b"d"), b"a"));
+        let reverse = KeyOrder::ReverseBytewise;
+        assert!(covers(reverse, (b"d", b"b"), b"c"));
+        assert!(!covers(reverse, (b"d", b"b"), b"b"));
+    }
+}
