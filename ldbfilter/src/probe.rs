@@ -8,7 +8,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use leveldb_filter::db::{GetWalk, LiveTable, Manifest, Outcome, TableStep};
+use leveldb_filter::db::{column_family_option, GetWalk, LiveTable, Manifest, Outcome, TableStep};
 use leveldb_filter::format::{EntryKind, KeyEntry};
 use leveldb_filter::leveldb::{
     detect, entry_type, probe, Basis, Detected, Evidence, KeyFormat, Probe, Table, VerifyOptions,
@@ -336,9 +336,14 @@ fn database(
         loaded: HashMap::new(),
         bytes: 0,
     };
+    // RocksDB's `optimize_filters_for_hits`: the last level's filters are
+    // not consulted.
+    let hits = database.options.as_deref().and_then(|text| {
+        column_family_option(text, &args.column_family, "optimize_filters_for_hits")
+    }) == Some("true");
     let mut failed = 0;
     args.keys()?.answer_each(stdout, |text, key| {
-        let walk = get_walk(manifest, family, &mut tables, key)?;
+        let walk = get_walk(manifest, (family, hits), &mut tables, key)?;
         failed += usize::from(walk.failed());
         walk.output(args, text, key)
     })?;
@@ -362,9 +367,11 @@ struct Step<'m> {
     entry: Option<EntryKind>,
 }
 
+/// The walk of a `Get` of `key` in column family `family` (with
+/// `optimize_filters_for_hits` where `hits`).
 fn get_walk<'m>(
     manifest: &'m Manifest,
-    family: u32,
+    (family, hits): (u32, bool),
     tables: &mut Tables<'_>,
     key: &[u8],
 ) -> Result<Walk<'m>, Failure> {
@@ -386,7 +393,8 @@ fn get_walk<'m>(
         get: GetWalk::default(),
     };
     for live in order {
-        let (path, step, covering) = tables.answer(live, key, known);
+        let skip_filter = hits && manifest.filter_skipped_for_hits(live);
+        let (path, step, covering) = tables.answer(live, key, known, skip_filter);
         let answer = match &step {
             TableStep::PastLastKey => PAST_LAST_KEY,
             TableStep::Absent => ABSENT,
@@ -563,8 +571,15 @@ impl Tables<'_> {
     /// database's comparator is `known` to this crate or not (LevelDB's
     /// tables do not name theirs: under another, nothing is sought), and
     /// the largest sequence number of its range tombstones that cover the
-    /// key.
-    fn answer(&mut self, live: &LiveTable, key: &[u8], known: bool) -> (PathBuf, TableStep, u64) {
+    /// key. A RocksDB table whose filter the `Get` skips is read whatever
+    /// its filter says.
+    fn answer(
+        &mut self,
+        live: &LiveTable,
+        key: &[u8],
+        known: bool,
+        skip_filter: bool,
+    ) -> (PathBuf, TableStep, u64) {
         let held = match self.held(live) {
             Ok(held) => held,
             Err(path) => return (path, TableStep::Corrupt, 0),
@@ -572,7 +587,7 @@ impl Tables<'_> {
         let answer = match Format::of(&held.bytes) {
             Format::LevelDb if !known => Ok((TableStep::Unordered, 0)),
             Format::LevelDb => leveldb_step(held, key).map(|step| (step, 0)),
-            Format::RocksDb => rocksdb_step(&held.bytes, key),
+            Format::RocksDb => rocksdb_step(&held.bytes, key, skip_filter),
         };
         let (step, covering) = answer.unwrap_or((TableStep::Corrupt, 0));
         (held.path.clone(), step, covering)
@@ -664,21 +679,30 @@ fn leveldb_step(held: &Held, key: &[u8]) -> Result<TableStep, leveldb_filter::Er
 const MAX_ENTRIES: usize = 1 << 16;
 
 /// RocksDB's `TableCache::Get` and `BlockBasedTable::Get` at a database's
-/// table: the range tombstones that cover the key, then the filter, then
-/// the key's entries in the data block.
-fn rocksdb_step(bytes: &[u8], key: &[u8]) -> Result<(TableStep, u64), leveldb_filter::Error> {
+/// table: the range tombstones that cover the key, then the filter (asked
+/// before the index: a key past the last point key of a table whose range
+/// tombstones reach further is ruled out by it, and counted so), then the
+/// key's entries in the data block.
+fn rocksdb_step(
+    bytes: &[u8],
+    key: &[u8],
+    skip_filter: bool,
+) -> Result<(TableStep, u64), leveldb_filter::Error> {
     let sst = rocksdb::Table::open(bytes)?;
+    let may_match = |may_match: bool| may_match || skip_filter;
     let covering = match sst.key_order() {
         Some(_) => sst.covering_tombstone(key)?,
         None => 0,
     };
     let step = match sst.lookup(key)? {
+        Lookup::PastLastKey if !may_match(sst.key_may_match(key)) => TableStep::Absent,
         Lookup::PastLastKey => TableStep::PastLastKey,
-        Lookup::Block {
-            may_match: false, ..
+        Lookup::Block { may_match: m, .. } | Lookup::Unordered { may_match: m }
+            if !may_match(m) =>
+        {
+            TableStep::Absent
         }
-        | Lookup::Unordered { may_match: false } => TableStep::Absent,
-        Lookup::Unordered { may_match: true } => TableStep::Unordered,
+        Lookup::Unordered { .. } => TableStep::Unordered,
         Lookup::Block { handle, .. } => {
             TableStep::Read(sst.entries_in(handle, key, MAX_ENTRIES)?)
         }

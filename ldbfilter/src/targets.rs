@@ -52,6 +52,8 @@ pub(crate) struct Database {
     /// The MANIFEST's file name, as `CURRENT` gives it.
     pub(crate) manifest_name: String,
     pub(crate) manifest: Manifest,
+    /// The newest RocksDB OPTIONS file's text (`OPTIONS-NNNNNN`), if any.
+    pub(crate) options: Option<String>,
 }
 
 impl Database {
@@ -224,6 +226,9 @@ impl Targets {
 const MISSING: &str =
     "reads of the keys it holds fail, and the engine will not open the database: restore the file from a backup or replica";
 
+/// The most bytes of an OPTIONS file read (RocksDB's are a few KiB).
+const MAX_OPTIONS: u64 = 1 << 20;
+
 /// What a missing live blob file means.
 const MISSING_BLOB: &str =
     "reads of the values stored in it fail (the tables hold only references to them): restore the file from a backup or replica";
@@ -268,7 +273,27 @@ pub(crate) fn read_database(dir: &Path, current: &Path) -> Result<Database, Fail
         dir: dir.to_owned(),
         manifest_name: name.to_string(),
         manifest,
+        options: newest_options(dir),
     })
+}
+
+/// The text of the newest `OPTIONS-NNNNNN` file (RocksDB's options, the
+/// highest number the latest), read up to [`MAX_OPTIONS`] bytes.
+fn newest_options(dir: &Path) -> Option<String> {
+    let newest = fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            let number: u64 = name.strip_prefix("OPTIONS-")?.parse().ok()?;
+            Some((number, e.path()))
+        })
+        .max()?;
+    let mut text = Vec::new();
+    fs::File::open(newest.1)
+        .and_then(|f| f.take(MAX_OPTIONS).read_to_end(&mut text))
+        .ok()?;
+    String::from_utf8(text).ok()
 }
 
 /// A regular file's bytes (a FIFO or device is refused before it is opened).

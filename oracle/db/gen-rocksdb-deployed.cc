@@ -20,7 +20,17 @@
 //                each key written at several timestamps, some deleted;
 //   extractor    the custom prefix extractor `my.UpToHundreds` (below) and
 //                no whole keys in the full Bloom filters: a filter only the
-//                extractor's code can rebuild.
+//                extractor's code can rebuild;
+//   deletions    point, single and range deletions, merge operands (the
+//                merge operator `my.Append`, below) over values, deletions
+//                and nothing, wide-column entities, over several levels;
+//   hits         optimize_filters_for_hits: the last level's filters are
+//                not consulted (and its compactions write none);
+//   hits-l0      the same, with level 0 the only level: the filter of its
+//                last (oldest) table is not consulted;
+//   wal          the last writes (values, deletions, merge operands, a
+//                range deletion) left in the write-ahead log: no flush at
+//                close, none at recovery.
 // Beside each db/: live.txt and gets.txt, as gen-rocksdb-db.cc writes them
 // (`COLUMN_FAMILY LEVEL NUMBER FILE_SIZE SMALLEST_USER_KEY_HEX
 // LARGEST_USER_KEY_HEX SMALLEST_SEQNO LARGEST_SEQNO`, and `COLUMN_FAMILY
@@ -29,11 +39,13 @@
 // their timestamps), Get keys without (read at the newest timestamp). For
 // blob, blobs.txt: one line per live blob file, from GetColumnFamilyMetaData:
 // `COLUMN_FAMILY NUMBER TOTAL_BLOBS TOTAL_BYTES GARBAGE_BLOBS GARBAGE_BYTES`.
-// Every write is flushed before the probes; each database is closed,
-// reopened from a copy, and must list the same files.
+// Every write but the wal database's last ones is flushed before the
+// probes; each database is closed, reopened from a copy, and must list the
+// same files.
 #include <rocksdb/comparator.h>
 #include <rocksdb/db.h>
 #include <rocksdb/filter_policy.h>
+#include <rocksdb/merge_operator.h>
 #include <rocksdb/metadata.h>
 #include <rocksdb/options.h>
 #include <rocksdb/slice_transform.h>
@@ -88,6 +100,17 @@ class UpToHundreds : public SliceTransform {
   bool InDomain(const Slice& key) const override { return key.size() >= 2; }
 };
 
+// Merge operands appended to the value, comma separated.
+class Append : public AssociativeMergeOperator {
+ public:
+  const char* Name() const override { return "my.Append"; }
+  bool Merge(const Slice&, const Slice* existing, const Slice& value, std::string* out,
+             Logger*) const override {
+    *out = existing ? existing->ToString() + "," + value.ToString() : value.ToString();
+    return true;
+  }
+};
+
 static std::string key_of(int id) {
   char buf[32];
   snprintf(buf, sizeof buf, "user:%08d", id);
@@ -106,8 +129,11 @@ static std::string fixed64(uint64_t x) {
   return s;
 }
 
-// Waits until no flush or compaction runs or is pending.
+// Waits until no flush or compaction runs or is pending (a compaction
+// counts as pending only while automatic compactions are on: with them off,
+// the property still says whether one is needed).
 static void quiesce(DB* db, const std::vector<ColumnFamilyHandle*>& handles) {
+  bool auto_on = !db->GetOptions().disable_auto_compactions;
   int quiet = 0;
   while (quiet < 5) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -115,7 +141,7 @@ static void quiesce(DB* db, const std::vector<ColumnFamilyHandle*>& handles) {
     if (db->GetIntProperty("rocksdb.num-running-compactions", &v)) busy += v;
     if (db->GetIntProperty("rocksdb.num-running-flushes", &v)) busy += v;
     for (ColumnFamilyHandle* h : handles) {
-      if (db->GetIntProperty(h, "rocksdb.compaction-pending", &v)) busy += v;
+      if (auto_on && db->GetIntProperty(h, "rocksdb.compaction-pending", &v)) busy += v;
       if (db->GetIntProperty(h, "rocksdb.mem-table-flush-pending", &v)) busy += v;
     }
     quiet = busy ? 0 : quiet + 1;
@@ -147,7 +173,16 @@ struct Db {
 
 static std::string live_text(DB* db) {
   std::vector<LiveFileMetaData> files;
-  db->GetLiveFilesMetaData(&files);
+  // A compaction scheduled as automatic ones were turned off may start
+  // after a quiet spell: wait for it.
+  for (int tries = 0; tries < 500; tries++) {
+    files.clear();
+    db->GetLiveFilesMetaData(&files);
+    bool busy = false;
+    for (const LiveFileMetaData& f : files) busy |= f.being_compacted;
+    if (!busy) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
   std::ostringstream out;
   for (const LiveFileMetaData& f : files) {
     if (f.being_compacted) fail("a table is being compacted: " + f.name);
@@ -223,8 +258,10 @@ static void finish(Db& db, const DBOptions& options,
   fs::copy(out + "/db", copy);
   DBOptions again = options;
   again.error_if_exists = false;
+  std::vector<ColumnFamilyDescriptor> quiet = families;
+  for (auto& family : quiet) family.options.disable_auto_compactions = true;
   Db reopened;
-  reopened.open(again, families, copy);
+  reopened.open(again, quiet, copy);
   if (live_text(reopened.db) != live) fail(out + ": the reopened copy holds other tables");
   if (blob_text(reopened) != blobs) fail(out + ": the reopened copy holds other blob files");
   reopened.close();
@@ -435,6 +472,168 @@ static void extractor(uint64_t seed, const std::string& out) {
   finish(db, options, families, out, gets);
 }
 
+// Writes of every kind over `space` ids, in rounds each flushed: values
+// (some wide-column entities), overwrites, deletions, single deletions of
+// ids written once, merge operands, range deletions (some rewritten after).
+static void every_kind(Db& db, Rng& rng, int space, int rounds) {
+  WriteOptions write;
+  std::set<int> once;      // ids with one value, never overwritten or deleted
+  std::set<int> entities;  // ids once entities: RocksDB 7.8 merges no operand into one
+  for (int round = 1; round <= rounds; round++) {
+    for (int i = 0; i < 700; i++) {
+      int id = int(rng.below(space));
+      std::string k = key_of(id), v = value_of(rng, id, round, 10 + int(rng.below(40)));
+      int r = int(rng.below(100));
+      if (round == 1 && r < 10) {
+        WideColumns columns{{"a", v}, {"b", "column"}};
+        check(db.db->PutEntity(write, db.db->DefaultColumnFamily(), k, columns), "put entity");
+        entities.insert(id);
+      } else if (round == 1 || r < 40) {
+        check(db.db->Put(write, k, v), "put");
+        if (round == 1) once.insert(id); else once.erase(id);
+      } else if (r < 55) {
+        check(db.db->Delete(write, k), "delete");
+        once.erase(id);
+      } else if (r < 60 && !once.empty()) {
+        auto it = once.lower_bound(id);
+        if (it == once.end()) it = once.begin();
+        check(db.db->SingleDelete(write, key_of(*it)), "single delete");
+        once.erase(it);
+      } else if (r < 95 && !entities.count(id)) {
+        check(db.db->Merge(write, k, "m" + std::to_string(round)), "merge");
+        once.erase(id);
+      } else if (r >= 95) {
+        int lo = int(rng.below(space)), hi = lo + 5 + int(rng.below(30));
+        std::string a = key_of(lo), b = key_of(hi);
+        check(db.db->DeleteRange(write, db.db->DefaultColumnFamily(), a, b), "delete range");
+        for (int x = lo; x < hi; x++) once.erase(x);
+      }
+    }
+    db.flush();
+    quiesce(db.db, db.handles);
+    if (round == 2) {
+      std::string lo = key_of(0), hi = key_of(space / 3);
+      Slice b(lo), e(hi);
+      check(db.db->CompactRange(CompactRangeOptions(), &b, &e), "compact");
+    }
+    if (round == rounds - 1) {
+      check(db.db->SetOptions({{"disable_auto_compactions", "true"}}), "set options");
+    }
+  }
+}
+
+static std::string default_gets(Db& db, Statistics* stats, Rng& rng, int space) {
+  return answers(db, stats, probe_keys(rng, space), [&](size_t, const std::string& k) {
+    std::string value;
+    return found(db.db->Get(ReadOptions(), k, &value), k);
+  });
+}
+
+static void deletions(uint64_t seed, const std::string& out) {
+  auto stats = CreateDBStatistics();
+  DBOptions options = db_options(stats);
+  BlockBasedTableOptions table;
+  table.filter_policy.reset(NewBloomFilterPolicy(10));
+  ColumnFamilyOptions cf = small_levels(table);
+  cf.merge_operator = std::make_shared<Append>();
+  std::vector<ColumnFamilyDescriptor> families = {{"default", cf}};
+  Db db;
+  db.open(options, families, out + "/db");
+  Rng rng{seed * 0x9e3779b97f4a7c15ull + 0xde1};
+  rng.next();
+  every_kind(db, rng, 1200, 5);
+  finish(db, options, families, out, default_gets(db, stats.get(), rng, 1200));
+}
+
+static void hits(uint64_t seed, const std::string& out) {
+  auto stats = CreateDBStatistics();
+  DBOptions options = db_options(stats);
+  BlockBasedTableOptions table;
+  table.filter_policy.reset(NewBloomFilterPolicy(10));
+  ColumnFamilyOptions cf = small_levels(table);
+  cf.merge_operator = std::make_shared<Append>();
+  cf.optimize_filters_for_hits = true;
+  std::vector<ColumnFamilyDescriptor> families = {{"default", cf}};
+  Db db;
+  db.open(options, families, out + "/db");
+  Rng rng{seed * 0x9e3779b97f4a7c15ull + 0x417};
+  rng.next();
+  every_kind(db, rng, 1500, 4);
+  finish(db, options, families, out, default_gets(db, stats.get(), rng, 1500));
+}
+
+static void hits_l0(uint64_t seed, const std::string& out) {
+  auto stats = CreateDBStatistics();
+  DBOptions options = db_options(stats);
+  BlockBasedTableOptions table;
+  table.filter_policy.reset(NewBloomFilterPolicy(10));
+  ColumnFamilyOptions cf = small_levels(table);
+  cf.optimize_filters_for_hits = true;
+  cf.disable_auto_compactions = true;
+  cf.write_buffer_size = 1 << 20;
+  std::vector<ColumnFamilyDescriptor> families = {{"default", cf}};
+  Db db;
+  db.open(options, families, out + "/db");
+  Rng rng{seed * 0x9e3779b97f4a7c15ull + 0x4170};
+  rng.next();
+  const int kSpace = 1500;
+  WriteOptions write;
+  for (int round = 1; round <= 3; round++) {
+    for (int i = 0; i < 300; i++) {
+      int id = int(rng.below(kSpace));
+      check(db.db->Put(write, key_of(id), value_of(rng, id, round, 20)), "put");
+    }
+    db.flush();
+  }
+  finish(db, options, families, out, default_gets(db, stats.get(), rng, kSpace));
+}
+
+static void wal(uint64_t seed, const std::string& out) {
+  auto stats = CreateDBStatistics();
+  DBOptions options = db_options(stats);
+  options.avoid_flush_during_shutdown = true;
+  options.avoid_flush_during_recovery = true;
+  BlockBasedTableOptions table;
+  table.filter_policy.reset(NewBloomFilterPolicy(10));
+  ColumnFamilyOptions cf = small_levels(table);
+  cf.merge_operator = std::make_shared<Append>();
+  cf.write_buffer_size = 1 << 20;  // the last writes stay in the memtable
+  std::vector<ColumnFamilyDescriptor> families = {{"default", cf}};
+  Db db;
+  db.open(options, families, out + "/db");
+  Rng rng{seed * 0x9e3779b97f4a7c15ull + 0x3a1};
+  rng.next();
+  const int kSpace = 1200;
+  WriteOptions write;
+  for (int round = 1; round <= 3; round++) {
+    for (int i = 0; i < 700; i++) {
+      int id = int(rng.below(kSpace));
+      check(db.db->Put(write, key_of(id), value_of(rng, id, round, 20 + int(rng.below(40)))),
+            "put");
+    }
+    db.flush();
+    quiesce(db.db, db.handles);
+  }
+  // Left in the WAL: values (new ids among them), deletions, merge
+  // operands, a range deletion, and values written again inside it.
+  for (int i = 0; i < 300; i++) {
+    int id = int(rng.below(kSpace + 200));
+    int r = int(rng.below(100));
+    if (r < 50) {
+      check(db.db->Put(write, key_of(id), value_of(rng, id, 9, 30)), "put");
+    } else if (r < 75) {
+      check(db.db->Delete(write, key_of(id)), "delete");
+    } else {
+      check(db.db->Merge(write, key_of(id), "wal"), "merge");
+    }
+    if (i == 150) {
+      std::string a = key_of(400), b = key_of(450);
+      check(db.db->DeleteRange(write, db.db->DefaultColumnFamily(), a, b), "delete range");
+    }
+  }
+  finish(db, options, families, out, default_gets(db, stats.get(), rng, kSpace + 200));
+}
+
 int main(int argc, char** argv) {
   Args args = parse_args("gen-rocksdb-deployed", argc, argv);
   if (args.mib) fail("--big is not taken here");
@@ -444,7 +643,11 @@ int main(int argc, char** argv) {
            {"blob", blob},
            {"comparator", comparator},
            {"timestamps", timestamps},
-           {"extractor", extractor}}) {
+           {"extractor", extractor},
+           {"deletions", deletions},
+           {"hits", hits},
+           {"hits-l0", hits_l0},
+           {"wal", wal}}) {
     std::string dir = args.out + "/" + name;
     fs::create_directories(dir);
     make(args.seed, dir);

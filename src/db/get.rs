@@ -3,7 +3,9 @@
 //! stops and what it returns: the first value ends it found, a deletion
 //! ends it not found, merge operands read on to a base value (and are
 //! merged, found, whatever ends them), and a range tombstone covers every
-//! older entry of the key, in its own table and those after it.
+//! older entry of the key in its own table, and ends the walk there
+//! (RocksDB's `Version::Get` reads no table past one whose tombstone
+//! covers the key: they hold only older entries).
 //!
 //! ```
 //! use leveldb_filter::db::{GetWalk, Outcome, TableStep};
@@ -12,10 +14,11 @@
 //! let entry = |kind, sequence| KeyEntry { kind, sequence };
 //! let mut walk = GetWalk::default();
 //! assert!(walk.step(&TableStep::Absent, 0));
-//! // A table whose range tombstone at sequence 90 covers the key.
-//! assert!(walk.step(&TableStep::Read(vec![]), 90));
-//! assert!(!walk.step(&TableStep::Read(vec![entry(EntryKind::Value, 40)]), 0));
-//! assert_eq!(walk.outcome(), Outcome::RangeDeleted);
+//! // Operands newer than a range tombstone (at 90) of the same table, over
+//! // a value it covers: merged over nothing, found.
+//! let entries = vec![entry(EntryKind::Merge, 95), entry(EntryKind::Value, 40)];
+//! assert!(!walk.step(&TableStep::Read(entries), 90));
+//! assert_eq!((walk.outcome(), walk.merges()), (Outcome::Found, 1));
 //! ```
 
 use std::fmt;
@@ -47,7 +50,8 @@ pub enum Outcome {
     Found,
     /// A point or single deletion is the newest entry: NotFound.
     Deleted,
-    /// A range tombstone covers the newest entry: NotFound.
+    /// A range tombstone covers the key past the newest entries read:
+    /// NotFound.
     RangeDeleted,
     /// No table holds an entry of the key: NotFound.
     NotFound,
@@ -92,7 +96,8 @@ impl GetWalk {
     /// Takes the next table's step, with the largest sequence number of
     /// that table's range tombstones covering the key (0: none), which
     /// RocksDB takes before it asks the filter; returns whether the `Get`
-    /// reads on to the next table.
+    /// reads on to the next table: not past a table whose tombstone covers
+    /// the key.
     pub fn step(&mut self, step: &TableStep, covering: u64) -> bool {
         if self.end.is_some() {
             return false;
@@ -118,6 +123,9 @@ impl GetWalk {
                 }
             }
             TableStep::PastLastKey | TableStep::Absent => {}
+        }
+        if self.end.is_none() && self.covering > 0 {
+            self.end = Some(self.merged(Outcome::RangeDeleted));
         }
         self.end.is_none()
     }
@@ -235,21 +243,19 @@ mod tests {
     }
 
     #[test]
-    fn a_range_tombstone_covers_older_entries_in_its_table_and_after() {
+    fn a_range_tombstone_covers_older_entries_in_its_table_and_ends_the_walk() {
         use EntryKind::*;
         // Newer than the tombstone: found.
         assert_eq!(walk_of(&[(read(&[(Value, 50)]), 40)]), Outcome::Found);
-        // Older, in the same table or a later one.
-        assert_eq!(
-            walk_of(&[(read(&[(Value, 30)]), 40)]),
-            Outcome::RangeDeleted
-        );
+        // Older, in the same table; and no table after it is read.
+        let covered = walk_of(&[(read(&[(Value, 30)]), 40)]);
+        assert_eq!(covered, Outcome::RangeDeleted);
         let steps = [(TableStep::Absent, 40), (read(&[(Value, 30)]), 0)];
-        assert_eq!(walk(&steps), (Outcome::RangeDeleted, 2));
+        assert_eq!(walk(&steps), (Outcome::RangeDeleted, 1));
+        let steps = [(read(&[]), 40), (read(&[(Value, 50)]), 0)];
+        assert_eq!(walk(&steps), (Outcome::RangeDeleted, 1));
         // Operands over a covered value merge into a value.
         let steps = [(read(&[(Merge, 60)]), 0), (read(&[(Value, 30)]), 40)];
         assert_eq!(walk_of(&steps), Outcome::Found);
-        // A tombstone and no entry anywhere: not found.
-        assert_eq!(walk_of(&[(read(&[]), 40)]), Outcome::NotFound);
     }
 }

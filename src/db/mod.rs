@@ -216,6 +216,21 @@ impl Manifest {
         self.truncated_tail
     }
 
+    /// Whether RocksDB's `Get` skips the filter of `table` where its column
+    /// family has `optimize_filters_for_hits` (`Version::IsFilterSkipped`):
+    /// a table of the family's last non-empty level, and at level 0 only
+    /// the last (oldest) of the level's tables.
+    pub fn filter_skipped_for_hits(&self, table: &LiveTable) -> bool {
+        let family = self
+            .tables
+            .iter()
+            .filter(|t| t.column_family == table.column_family);
+        let last_level = family.clone().map(|t| t.level).max();
+        let last_of_level_0 = family.filter(|t| t.level == 0).last();
+        Some(table.level) == last_level
+            && (table.level > 0 || last_of_level_0.is_some_and(|t| t.number == table.number))
+    }
+
     /// The tables a `Get` of `key` in column family `column_family`
     /// consults, in its order (LevelDB's `Version::Get`, RocksDB's
     /// `FilePicker`): level 0's tables whose key range holds the key,
@@ -277,6 +292,33 @@ fn key_order(comparator: Option<&str>) -> Result<KeyOrder, ManifestError> {
             name: name.to_string(),
         }),
     }
+}
+
+/// The value of option `name` of column family `family` in the text of a
+/// RocksDB OPTIONS file (`OPTIONS-NNNNNN`): the line `name=value` in the
+/// section `[CFOptions "family"]`.
+///
+/// ```
+/// use leveldb_filter::db::column_family_option;
+/// let text = "[CFOptions \"default\"]\n  optimize_filters_for_hits=true\n";
+/// assert_eq!(column_family_option(text, "default", "optimize_filters_for_hits"), Some("true"));
+/// assert_eq!(column_family_option(text, "other", "optimize_filters_for_hits"), None);
+/// ```
+pub fn column_family_option<'t>(options: &'t str, family: &str, name: &str) -> Option<&'t str> {
+    let header = format!("[CFOptions \"{family}\"]");
+    let mut inside = false;
+    for line in options.lines().map(str::trim) {
+        if line.starts_with('[') {
+            inside = line == header;
+        } else if inside {
+            if let Some((key, value)) = line.split_once('=') {
+                if key.trim() == name {
+                    return Some(value.trim());
+                }
+            }
+        }
+    }
+    None
 }
 
 /// The sequence number RocksDB gives a file's largest key where a range

@@ -104,7 +104,12 @@ fn probe_walks_tables_as_the_engines_get_does() {
                 // Found exactly when the engine's `Get` returned a value: a
                 // deleted key's walk ends at its deletion.
                 let outcome = answer["outcome"].as_str().unwrap();
-                assert_eq!(outcome == "found", get.found, "{} {family} {answer}", db.name);
+                assert_eq!(
+                    outcome == "found",
+                    get.found,
+                    "{} {family} {answer}",
+                    db.name
+                );
                 assert!(
                     matches!(outcome, "found" | "deleted" | "not-found"),
                     "{} {family} {answer}",
