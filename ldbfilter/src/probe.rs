@@ -8,7 +8,9 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use leveldb_filter::db::{column_family_option, GetWalk, LiveTable, Manifest, Outcome, TableStep};
+use leveldb_filter::db::{
+    column_family_option, GetWalk, LiveTable, Manifest, Memtable, Outcome, TableStep,
+};
 use leveldb_filter::format::{EntryKind, KeyEntry};
 use leveldb_filter::leveldb::{
     detect, entry_type, probe, Basis, Detected, Evidence, KeyFormat, Probe, Table, VerifyOptions,
@@ -341,9 +343,18 @@ fn database(
     let hits = database.options.as_deref().and_then(|text| {
         column_family_option(text, &args.column_family, "optimize_filters_for_hits")
     }) == Some("true");
+    let wal = read_wal(&database)?;
     let mut failed = 0;
     args.keys()?.answer_each(stdout, |text, key| {
-        let walk = get_walk(manifest, (family, hits), &mut tables, key)?;
+        let mut walk = Walk {
+            steps: Vec::new(),
+            get: GetWalk::default(),
+            ended: false,
+        };
+        if let Some((path, memtable)) = &wal {
+            walk.wal_step(path, memtable.get(family, key));
+        }
+        get_walk(&mut walk, manifest, (family, hits), &mut tables, key)?;
         failed += usize::from(walk.failed());
         walk.output(args, text, key)
     })?;
@@ -356,12 +367,15 @@ fn database(
 struct Walk<'m> {
     steps: Vec<Step<'m>>,
     get: GetWalk,
+    /// Whether the `Get` ended before the tables.
+    ended: bool,
 }
 
-/// One table of a walk: what it gives the `Get`, as a word, and the kind
-/// of the newest entry of the key it holds, if any.
+/// One table of a walk (or the write-ahead log, `live` `None`): what it
+/// gives the `Get`, as a word, and the kind of the newest entry of the key
+/// it holds, if any.
 struct Step<'m> {
-    live: &'m LiveTable,
+    live: Option<&'m LiveTable>,
     path: PathBuf,
     answer: &'static str,
     entry: Option<EntryKind>,
@@ -370,11 +384,16 @@ struct Step<'m> {
 /// The walk of a `Get` of `key` in column family `family` (with
 /// `optimize_filters_for_hits` where `hits`).
 fn get_walk<'m>(
+    walk: &mut Walk<'m>,
     manifest: &'m Manifest,
     (family, hits): (u32, bool),
     tables: &mut Tables<'_>,
     key: &[u8],
-) -> Result<Walk<'m>, Failure> {
+) -> Result<(), Failure> {
+    if walk.ended {
+        // The write-ahead log ended the `Get`.
+        return Ok(());
+    }
     // Under a comparator this crate does not know, no key range can be
     // compared: every table of the family, level 0 newest first.
     let (order, known) = match manifest.get_order(family, key) {
@@ -387,10 +406,6 @@ fn get_walk<'m>(
                 .collect(),
             false,
         ),
-    };
-    let mut walk = Walk {
-        steps: Vec::new(),
-        get: GetWalk::default(),
     };
     for live in order {
         let skip_filter = hits && manifest.filter_skipped_for_hits(live);
@@ -408,7 +423,7 @@ fn get_walk<'m>(
             _ => None,
         };
         walk.steps.push(Step {
-            live,
+            live: Some(live),
             path,
             answer,
             entry,
@@ -417,10 +432,59 @@ fn get_walk<'m>(
             break;
         }
     }
-    Ok(walk)
+    Ok(())
 }
 
-impl Walk<'_> {
+/// The live write-ahead logs replayed as recovery does, and the newest
+/// one's path; `None` where there are none, or they hold nothing.
+fn read_wal(database: &Database) -> Result<Option<(PathBuf, Memtable)>, Failure> {
+    let unreadable = |path: &Path, e: io::Error| Failure::Unreadable {
+        path: path.to_owned(),
+        what: e.to_string(),
+    };
+    let mut logs: Vec<(u64, PathBuf)> = std::fs::read_dir(&database.dir)
+        .map_err(|e| unreadable(&database.dir, e))?
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            let number: u64 = name.strip_suffix(".log")?.parse().ok()?;
+            Some((number, e.path()))
+        })
+        .filter(|(number, _)| database.manifest.replays_log(*number))
+        .collect();
+    logs.sort();
+    let mut memtable = Memtable::default();
+    for (number, path) in &logs {
+        let bytes = std::fs::read(path).map_err(|e| unreadable(path, e))?;
+        if let Err(problem) = memtable.replay(*number, &bytes, &database.manifest) {
+            crate::report::say(format_args!(
+                "{}: note: {problem}: recovery stops there (RocksDB's default point-in-time recovery), keeping the writes before it",
+                shown(path)
+            ));
+        }
+    }
+    Ok(match (logs.pop(), memtable.is_empty()) {
+        (Some((_, path)), false) => Some((path, memtable)),
+        _ => None,
+    })
+}
+
+impl<'m> Walk<'m> {
+    /// The memtables' step, before any table: the key's entries in the
+    /// write-ahead logs and the range tombstones there that cover it.
+    fn wal_step(&mut self, path: &Path, (entries, covering): (Vec<KeyEntry>, u64)) {
+        if entries.is_empty() && covering == 0 {
+            return;
+        }
+        self.steps.push(Step {
+            live: None,
+            path: path.to_owned(),
+            answer: if entries.is_empty() { RANGE } else { FOUND },
+            entry: entries.first().map(|e| e.kind),
+        });
+        self.ended = !self.get.step(&TableStep::Read(entries), covering);
+    }
+
     /// Whether the `Get` fails: a table on its path is missing or damaged.
     fn failed(&self) -> bool {
         self.get.outcome() == Outcome::Fails
@@ -430,7 +494,7 @@ impl Walk<'_> {
         let read = self
             .steps
             .iter()
-            .filter(|s| matches!(s.answer, FOUND | MAY_NOT_FOUND))
+            .filter(|s| s.live.is_some() && matches!(s.answer, FOUND | MAY_NOT_FOUND))
             .count();
         let skipped = self.steps.iter().filter(|s| s.answer == ABSENT).count();
         let outcome = self.get.outcome();
@@ -444,8 +508,8 @@ impl Walk<'_> {
                     .iter()
                     .map(|step| StepJson {
                         path: PathJson::new(&step.path),
-                        level: step.live.level,
-                        file_number: step.live.number,
+                        level: step.live.map(|l| l.level),
+                        file_number: step.live.map(|l| l.number),
                         answer: step.answer,
                         entry: step.entry.map(EntryKind::name),
                     })
@@ -464,9 +528,12 @@ impl Walk<'_> {
                 Some(kind) if kind != EntryKind::Value => format!(" ({})", kind.name()),
                 _ => String::new(),
             };
+            let place = match step.live {
+                Some(live) => format!("level-{}", live.level),
+                None => "write-ahead-log".to_string(),
+            };
             out.push_str(&format!(
-                "{key} level-{} {} {}{entry}\n",
-                step.live.level,
+                "{key} {place} {} {}{entry}\n",
                 shown(&step.path),
                 step.answer
             ));
@@ -485,9 +552,7 @@ impl Walk<'_> {
             ),
             (Outcome::Found, Some(at)) => format!("found in {at}"),
             (Outcome::Deleted, Some(at)) => format!("not found: deleted in {at}"),
-            (Outcome::RangeDeleted, _) => {
-                "not found: a range deletion covers the newest entry".to_string()
-            }
+            (Outcome::RangeDeleted, _) => "not found: a range deletion covers the key".to_string(),
             (Outcome::Unknown, _) => {
                 "unknown: tables of a comparator this crate does not know may hold the key"
                     .to_string()
@@ -527,10 +592,13 @@ struct GetJson<'a> {
 struct StepJson<'a> {
     #[serde(flatten)]
     path: PathJson<'a>,
-    level: u32,
-    file_number: u64,
+    /// The table's level; null for the write-ahead log.
+    level: Option<u32>,
+    /// The table's file number; null for the write-ahead log.
+    file_number: Option<u64>,
     /// `absent`, `may-match`, `may-match-unordered`, `found`,
-    /// `past-last-key` or `corrupt`.
+    /// `past-last-key` or `corrupt` (the write-ahead log: `found`, or
+    /// `range-deletion` where only a range deletion there covers the key).
     answer: &'a str,
     /// Where `found`, the newest entry of the key in the table: `value`,
     /// `deletion`, `single-deletion`, `merge`, `blob-index`, `entity`.
@@ -540,6 +608,9 @@ struct StepJson<'a> {
 
 /// A `Get`'s answer at a table that holds the key.
 const FOUND: &str = "found";
+/// The write-ahead log's answer where it holds a range deletion covering
+/// the key and no entry of it.
+const RANGE: &str = "range-deletion";
 /// A table of a comparator this crate does not know whose filters may hold
 /// the key: no block can be sought in it.
 const UNORDERED: &str = "may-match-unordered";

@@ -536,12 +536,14 @@ static void deletions(uint64_t seed, const std::string& out) {
   table.filter_policy.reset(NewBloomFilterPolicy(10));
   ColumnFamilyOptions cf = small_levels(table);
   cf.merge_operator = std::make_shared<Append>();
+  cf.target_file_size_base = 8 << 10;
+  cf.max_bytes_for_level_base = 16 << 10;
   std::vector<ColumnFamilyDescriptor> families = {{"default", cf}};
   Db db;
   db.open(options, families, out + "/db");
   Rng rng{seed * 0x9e3779b97f4a7c15ull + 0xde1};
   rng.next();
-  every_kind(db, rng, 1200, 5);
+  every_kind(db, rng, 1200, 8);
   finish(db, options, families, out, default_gets(db, stats.get(), rng, 1200));
 }
 
@@ -553,12 +555,14 @@ static void hits(uint64_t seed, const std::string& out) {
   ColumnFamilyOptions cf = small_levels(table);
   cf.merge_operator = std::make_shared<Append>();
   cf.optimize_filters_for_hits = true;
+  cf.target_file_size_base = 8 << 10;
+  cf.max_bytes_for_level_base = 16 << 10;
   std::vector<ColumnFamilyDescriptor> families = {{"default", cf}};
   Db db;
   db.open(options, families, out + "/db");
   Rng rng{seed * 0x9e3779b97f4a7c15ull + 0x417};
   rng.next();
-  every_kind(db, rng, 1500, 4);
+  every_kind(db, rng, 1500, 6);
   finish(db, options, families, out, default_gets(db, stats.get(), rng, 1500));
 }
 

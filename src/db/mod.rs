@@ -18,6 +18,7 @@
 
 mod get;
 mod log;
+mod wal;
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap};
@@ -29,6 +30,7 @@ use crate::internal_key::user_key;
 
 pub use get::{GetWalk, Outcome, TableStep};
 pub use log::RecordProblem;
+pub use wal::{for_each_batch_entry, BatchEntry, Memtable, WalProblem};
 
 /// The most levels a MANIFEST may name (RocksDB's `num_levels` is an
 /// option; a level past this is damage, not a configuration).
@@ -138,6 +140,8 @@ pub struct Manifest {
     column_families: BTreeMap<u32, String>,
     tables: Vec<LiveTable>,
     blob_files: Vec<BlobFile>,
+    log_numbers: BTreeMap<u32, u64>,
+    prev_log_number: u64,
     edits: usize,
     truncated_tail: bool,
     rocksdb: bool,
@@ -200,6 +204,25 @@ impl Manifest {
         &self.tables
     }
 
+    /// The log number of column family `column_family`: its writes in
+    /// logs numbered below it are in its tables (0 where no edit gave one).
+    pub fn log_number(&self, column_family: u32) -> u64 {
+        self.log_numbers.get(&column_family).copied().unwrap_or(0)
+    }
+
+    /// Whether recovery replays the write-ahead log numbered `number`:
+    /// one at or past some live column family's log number (RocksDB), or
+    /// LevelDB's previous log.
+    pub fn replays_log(&self, number: u64) -> bool {
+        let oldest = self
+            .column_families
+            .keys()
+            .map(|&family| self.log_number(family))
+            .min()
+            .unwrap_or(0);
+        number >= oldest || (self.prev_log_number != 0 && number == self.prev_log_number)
+    }
+
     /// The live blob files, by column family and number.
     pub fn blob_files(&self) -> &[BlobFile] {
         &self.blob_files
@@ -221,12 +244,12 @@ impl Manifest {
     /// a table of the family's last non-empty level, and at level 0 only
     /// the last (oldest) of the level's tables.
     pub fn filter_skipped_for_hits(&self, table: &LiveTable) -> bool {
-        let family = self
+        let mut family = self
             .tables
             .iter()
             .filter(|t| t.column_family == table.column_family);
         let last_level = family.clone().map(|t| t.level).max();
-        let last_of_level_0 = family.filter(|t| t.level == 0).last();
+        let last_of_level_0 = family.rfind(|t| t.level == 0);
         Some(table.level) == last_level
             && (table.level > 0 || last_of_level_0.is_some_and(|t| t.number == table.number))
     }
@@ -515,6 +538,11 @@ struct Edit {
     /// Blob file records: the file's number, whether it is an addition
     /// (else garbage), and the blobs' count and bytes.
     blobs: Vec<(u64, bool, (u64, u64))>,
+    /// The column family's log number: its writes in older logs are in
+    /// its tables.
+    log_number: Option<u64>,
+    /// LevelDB's previous log number, a log still replayed.
+    prev_log_number: Option<u64>,
     /// RocksDB's atomic groups: the edits still to come in this one's group.
     remaining_in_group: Option<u32>,
     /// Whether it gives the log number, next file number, last sequence.
@@ -605,8 +633,10 @@ impl Edit {
                     let name = input.bytes("comparator name")?;
                     edit.comparator = Some(String::from_utf8_lossy(name).into_owned());
                 }
-                2 | 3 | 4 | 9 | 10 => {
-                    input.v64("log or file or sequence number")?;
+                2 => edit.log_number = Some(input.v64("log number")?),
+                9 => edit.prev_log_number = Some(input.v64("previous log number")?),
+                3 | 4 | 10 => {
+                    input.v64("file or sequence number")?;
                 }
                 5 => {
                     input.level()?;
@@ -739,6 +769,8 @@ struct Replay {
     live: HashMap<u32, HashMap<u64, LiveTable>>,
     /// Each family's blob files, by number, as added and since collected.
     blobs: HashMap<u32, BTreeMap<u64, BlobFile>>,
+    log_numbers: BTreeMap<u32, u64>,
+    prev_log_number: u64,
     group: Vec<Edit>,
     edits: usize,
     /// Whether an edit gave the log number, the next file number and the
@@ -780,6 +812,12 @@ impl Replay {
     fn apply_one(&mut self, edit: Edit) -> Result<(), EditProblem> {
         self.edits += 1;
         let family = edit.column_family;
+        if let Some(number) = edit.log_number {
+            self.log_numbers.insert(family, number);
+        }
+        if let Some(number) = edit.prev_log_number {
+            self.prev_log_number = number;
+        }
         if let Some(name) = edit.comparator {
             self.comparators.entry(family).or_insert(name);
         }
@@ -789,6 +827,7 @@ impl Replay {
             self.families.remove(&family);
             self.live.remove(&family);
             self.blobs.remove(&family);
+            self.log_numbers.remove(&family);
             return Ok(());
         }
         let live = self.live.entry(family).or_default();
@@ -880,6 +919,8 @@ impl Replay {
             column_families: self.families,
             tables,
             blob_files,
+            log_numbers: self.log_numbers,
+            prev_log_number: self.prev_log_number,
             edits: self.edits,
             truncated_tail: false,
             rocksdb: self.rocksdb,

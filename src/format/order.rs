@@ -68,11 +68,8 @@ impl KeyOrder {
     /// A stored user key without its timestamp, the key filters hold and
     /// lookups name (a key shorter than a timestamp is left whole: it is
     /// damage, and whole it rules nothing out).
-    pub fn strip<'k>(self, user_key: &'k [u8]) -> &'k [u8] {
-        let len = user_key.len();
-        user_key
-            .get(..len.wrapping_sub(self.timestamp_size()))
-            .unwrap_or(user_key)
+    pub fn strip(self, user_key: &[u8]) -> &[u8] {
+        without_timestamp(user_key, self.timestamp_size())
     }
 
     /// Keys without their timestamps, compared as the comparator's
@@ -91,6 +88,14 @@ impl KeyOrder {
         self.compare_without_timestamp(ka, kb)
             .then_with(|| timestamp(&b[kb.len()..]).cmp(&timestamp(&a[ka.len()..])))
     }
+}
+
+/// A user key without its last `size` bytes, a timestamp; whole where it
+/// is shorter.
+pub(crate) fn without_timestamp(user_key: &[u8], size: usize) -> &[u8] {
+    user_key
+        .get(..user_key.len().wrapping_sub(size))
+        .unwrap_or(user_key)
 }
 
 /// A little-endian timestamp's value (0 where there is none).

@@ -685,6 +685,8 @@ struct Props<'a> {
     /// `rocksdb.user.defined.timestamps.persisted` (RocksDB 8.8+): 0 where
     /// the keys were stored without their timestamps.
     timestamps_persisted: bool,
+    /// The size of `rocksdb.timestamp_min`, the table's smallest timestamp.
+    timestamp_min_len: Option<usize>,
     /// `rocksdb.data.block.restart.interval` (RocksDB 11.0+), which data
     /// blocks of separated keys and values need.
     data_restart_interval: u64,
@@ -737,6 +739,7 @@ impl<'a> Props<'a> {
                 b"rocksdb.user.defined.timestamps.persisted" => {
                     props.timestamps_persisted = number() != 0;
                 }
+                b"rocksdb.timestamp_min" => props.timestamp_min_len = Some(value.len()),
                 _ => {}
             }
             last.clear();
@@ -1024,16 +1027,13 @@ impl<'a> Table<'a> {
         }
         match self.key_order() {
             Some(order) => order.timestamp_size(),
-            None => self
-                .property("rocksdb.timestamp_min")
-                .map_or(0, <[u8]>::len),
+            None => self.props.timestamp_min_len.unwrap_or(0),
         }
     }
 
     /// A stored user key without its timestamp.
     pub(crate) fn strip_timestamp<'k>(&self, key: &'k [u8]) -> &'k [u8] {
-        key.get(..key.len().wrapping_sub(self.timestamp_size()))
-            .unwrap_or(key)
+        crate::format::without_timestamp(key, self.timestamp_size())
     }
 
     /// The order of the table's keys, or the error that names the

@@ -45,7 +45,7 @@ fn of(feature: &str) -> Vec<Deployed> {
 #[test]
 fn the_manifest_lists_the_tables_and_blob_files_the_engine_lists() {
     let all = deployed();
-    assert!(all.len() >= 4, "the four features");
+    assert!(all.len() >= 8, "the eight features");
     for db in all {
         let manifest = manifest(&db);
         let families = manifest.column_families();
@@ -100,6 +100,8 @@ fn every_filter_checks_out_or_is_said_not_checkable() {
             match (db.feature.as_str(), sst.check_filter().unwrap()) {
                 ("extractor", Verdict::NotChecked { .. }) => {}
                 ("extractor", verdict) => panic!("{what}: {verdict:?}"),
+                // Compactions to the last level write no filter there.
+                ("hits", Verdict::NoFilter) => assert!(sst.filter_name().is_none(), "{what}"),
                 (_, verdict @ Verdict::Filters(_)) => assert!(verdict.ok(), "{what}: {verdict:?}"),
                 (_, verdict) => panic!("{what}: {verdict:?}"),
             }
@@ -153,7 +155,7 @@ fn a_key_a_table_holds_is_never_answered_absent() {
                 looked_up += 1;
             }
         }
-        assert!(looked_up > 1000, "{}", db.db.name);
+        assert!(looked_up > 500, "{}", db.db.name);
     }
 }
 

@@ -37,7 +37,9 @@ fn verify_exits_0_and_counts_what_it_cannot_check() {
             _ => "ok",
         };
         for table in &tables {
-            assert_eq!(table["status"], expect, "{} {table}", db.db.name);
+            // optimize_filters_for_hits: the last level's tables have none.
+            let none = db.feature == "hits" && table["status"] == "no-filter";
+            assert!(table["status"] == expect || none, "{} {table}", db.db.name);
         }
         let summary = lines.last().unwrap();
         assert_eq!(summary["type"], "summary");
@@ -114,15 +116,17 @@ fn inspect_lists_the_blob_files() {
 }
 
 /// `probe DIR` against RocksDB's `Get` key by key: where this crate knows
-/// the comparator and the filters, the same tables skipped and every key
-/// RocksDB found found; under a custom comparator or extractor, fewer
-/// tables skipped, and no key RocksDB found ever `not-found`.
+/// the comparator and the filters, the same tables skipped and `found`
+/// exactly for the keys RocksDB found (deletions of every kind, merge
+/// operands, optimize_filters_for_hits, the write-ahead log); under a
+/// custom comparator or extractor, fewer tables skipped, and no key RocksDB
+/// found ever `not-found`.
 #[test]
 fn probe_answers_as_rocksdb_or_more_cautiously() {
     for db in deployed() {
         let families: std::collections::BTreeSet<&str> =
             db.db.gets.iter().map(|g| g.family.as_str()).collect();
-        let exact = matches!(db.feature.as_str(), "blob" | "timestamps");
+        let exact = !matches!(db.feature.as_str(), "comparator" | "extractor");
         let mut skipped = 0;
         for family in families {
             let gets: Vec<_> = db.db.gets.iter().filter(|g| g.family == family).collect();

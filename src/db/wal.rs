@@ -1,0 +1,312 @@
+//! The write-ahead logs a database recovers into its memtables: LevelDB's
+//! log format (`log.rs`) holding one `WriteBatch` a record (a sequence
+//! number, a count, then tagged entries, RocksDB's with their column
+//! families). [`Memtable`] replays them as recovery does, and answers for
+//! a key what a `Get` meets there before any table: the key's entries,
+//! newest first, and the range tombstones that cover it.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use crate::format::{varint32, EntryKind, KeyEntry, KeyOrder};
+
+use super::log::{RecordProblem, Records};
+use super::Manifest;
+
+/// What is wrong with a write-ahead log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum WalProblem {
+    /// A log record that does not read (recovery stops there, keeping the
+    /// writes before it, as RocksDB's default point-in-time recovery does).
+    Record {
+        /// The record's offset in the log.
+        offset: u64,
+        /// What is wrong with it.
+        what: RecordProblem,
+    },
+    /// A record that is no `WriteBatch`: what does not read in it.
+    Batch {
+        /// The record's offset in the log.
+        offset: u64,
+        /// What does not read.
+        what: &'static str,
+    },
+}
+
+impl fmt::Display for WalProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WalProblem::Record { offset, what } => {
+                write!(f, "log record at offset {offset}: {what}")
+            }
+            WalProblem::Batch { offset, what } => {
+                write!(f, "write batch in the record at offset {offset}: {what}")
+            }
+        }
+    }
+}
+
+/// One entry of a `WriteBatch`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BatchEntry<'a> {
+    /// The column family (0 in LevelDB's batches).
+    pub column_family: u32,
+    /// Its sequence number.
+    pub sequence: u64,
+    /// What it writes; `None` for a range deletion of keys `key` to `end`.
+    pub kind: Option<EntryKind>,
+    /// Its user key (a range deletion's first key).
+    pub key: &'a [u8],
+    /// A range deletion's end key (not deleted).
+    pub end: &'a [u8],
+}
+
+/// Reads a `WriteBatch` as RocksDB's `WriteBatchInternal::Iterate` does
+/// (LevelDB's are the two first kinds, without column families), calling
+/// `each` with every entry that writes a key; markers of transactions, log
+/// data and no-ops take no sequence number.
+pub fn for_each_batch_entry<'a>(
+    batch: &'a [u8],
+    mut each: impl FnMut(BatchEntry<'a>),
+) -> Result<(), &'static str> {
+    if batch.len() < 12 {
+        return Err("shorter than its 12-byte header");
+    }
+    let mut sequence = u64::from_le_bytes(batch[..8].try_into().expect("8 bytes"));
+    let mut rest = &batch[12..];
+    let slice = |rest: &mut &'a [u8]| -> Result<&'a [u8], &'static str> {
+        let (len, after) = varint32(rest).ok_or("a length that does not read")?;
+        let len = len as usize;
+        if len > after.len() {
+            return Err("a key or value past the end of the batch");
+        }
+        let (bytes, after) = after.split_at(len);
+        *rest = after;
+        Ok(bytes)
+    };
+    while let Some((&tag, after)) = rest.split_first() {
+        rest = after;
+        // The column family variants carry the family's id first.
+        let (kind, family) = match tag {
+            0x4 | 0x5 | 0x6 | 0x8 | 0xE | 0x10 | 0x17 | 0x19 => {
+                let (family, after) = varint32(rest).ok_or("a column family that does not read")?;
+                rest = after;
+                (column_family_form(tag), family)
+            }
+            other => (other, 0),
+        };
+        let entry = |kind, key, end| BatchEntry {
+            column_family: family,
+            sequence,
+            kind,
+            key,
+            end,
+        };
+        match kind {
+            // A value, a merge operand, a blob index, an entity, a value
+            // with a preferred sequence number: key and value.
+            0x1 | 0x2 | 0x11 | 0x16 | 0x18 => {
+                let key = slice(&mut rest)?;
+                slice(&mut rest)?;
+                each(entry(Some(EntryKind::of(kind)), key, &[]));
+            }
+            // Deletions: the key.
+            0x0 | 0x7 | 0x14 => each(entry(Some(EntryKind::of(kind)), slice(&mut rest)?, &[])),
+            0xF => {
+                let (start, end) = (slice(&mut rest)?, slice(&mut rest)?);
+                each(entry(None, start, end));
+            }
+            // Log data; the end, commit or rollback of a prepared
+            // transaction (its id); a commit with a timestamp.
+            0x3 | 0xA | 0xB | 0xC => {
+                slice(&mut rest)?;
+                continue;
+            }
+            0x15 => {
+                slice(&mut rest)?;
+                slice(&mut rest)?;
+                continue;
+            }
+            // No-ops and the beginnings of prepared transactions.
+            0x9 | 0xD | 0x12 | 0x13 => continue,
+            _ => return Err("an unknown tag"),
+        }
+        sequence = sequence.wrapping_add(1);
+    }
+    Ok(())
+}
+
+/// The plain tag of a column family variant.
+fn column_family_form(tag: u8) -> u8 {
+    match tag {
+        0x4 => 0x0,
+        0x5 => 0x1,
+        0x6 => 0x2,
+        0x8 => 0x7,
+        0xE => 0xF,
+        0x10 => 0x11,
+        0x17 => 0x16,
+        _ => 0x18,
+    }
+}
+
+/// The memtables recovery rebuilds from the live write-ahead logs: each
+/// column family's entries by user key (without a timestamp), and its
+/// range tombstones. Memory grows with the logs' bytes, no more.
+#[derive(Clone, Debug, Default)]
+pub struct Memtable {
+    entries: HashMap<(u32, Vec<u8>), Vec<KeyEntry>>,
+    tombstones: Vec<(u32, Vec<u8>, Vec<u8>, u64)>,
+    orders: HashMap<u32, Option<KeyOrder>>,
+}
+
+impl Memtable {
+    /// Replays the log numbered `number` (its bytes `log`) as recovery
+    /// does: each column family's writes in logs at or past its log
+    /// number, up to the first record that does not read, which ends the
+    /// log (returned, with the writes before it kept).
+    pub fn replay(
+        &mut self,
+        number: u64,
+        log: &[u8],
+        manifest: &Manifest,
+    ) -> Result<(), WalProblem> {
+        let mut records = Records::new(log);
+        for record in &mut records {
+            let (offset, batch) =
+                record.map_err(|(offset, what)| WalProblem::Record { offset, what })?;
+            let mut batch_error = None;
+            let read = for_each_batch_entry(&batch, |e| {
+                let family = e.column_family;
+                if !manifest.column_families().contains_key(&family)
+                    || number < manifest.log_number(family)
+                {
+                    return;
+                }
+                let order = *self
+                    .orders
+                    .entry(family)
+                    .or_insert_with(|| manifest.key_order(family).ok());
+                let strip = |key: &[u8]| order.map_or(key, |o| o.strip(key)).to_vec();
+                match e.kind {
+                    Some(kind) => self
+                        .entries
+                        .entry((family, strip(e.key)))
+                        .or_default()
+                        .push(KeyEntry {
+                            kind,
+                            sequence: e.sequence,
+                        }),
+                    None if order.is_some() => {
+                        self.tombstones
+                            .push((family, strip(e.key), strip(e.end), e.sequence));
+                    }
+                    None => batch_error = Some("a range deletion under an unknown comparator"),
+                }
+            });
+            if let Err(what) = read {
+                return Err(WalProblem::Batch { offset, what });
+            }
+            if let Some(what) = batch_error {
+                return Err(WalProblem::Batch { offset, what });
+            }
+        }
+        Ok(())
+    }
+
+    /// What a `Get` of user key `key` (without a timestamp) in column
+    /// family `family` meets in the memtables: the key's entries, newest
+    /// first, and the largest sequence number of the range tombstones
+    /// covering it (0: none).
+    pub fn get(&self, family: u32, key: &[u8]) -> (Vec<KeyEntry>, u64) {
+        let mut entries = self
+            .entries
+            .get(&(family, key.to_vec()))
+            .cloned()
+            .unwrap_or_default();
+        entries.sort_by_key(|e| std::cmp::Reverse(e.sequence));
+        let order = self.orders.get(&family).copied().flatten();
+        let covering = self
+            .tombstones
+            .iter()
+            .filter(|(f, start, end, _)| {
+                *f == family
+                    && order.is_some_and(|o| {
+                        let o = o.without_timestamps();
+                        o.compare(start, key).is_le() && o.compare(key, end).is_lt()
+                    })
+            })
+            .map(|t| t.3)
+            .max()
+            .unwrap_or(0);
+        (entries, covering)
+    }
+
+    /// Whether the memtables hold no entry and no range tombstone.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty() && self.tombstones.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn batch(sequence: u64, records: &[&[u8]]) -> Vec<u8> {
+        let mut out = sequence.to_le_bytes().to_vec();
+        out.extend_from_slice(&(records.len() as u32).to_le_bytes());
+        for r in records {
+            out.extend_from_slice(r);
+        }
+        out
+    }
+
+    #[test]
+    fn batches_read_as_rocksdb_iterates_them() {
+        let records: [&[u8]; 8] = [
+            b"\x01\x01a\x02v1",    // value a
+            b"\x05\x02\x01b\x00",  // family 2: value b
+            b"\x03\x03log",        // log data: no sequence
+            b"\x00\x01c",          // deletion c
+            b"\x0f\x01d\x01f",     // range deletion [d, f)
+            b"\x06\x07\x01e\x01+", // family 7: merge e
+            b"\x0d",               // no-op
+            b"\x07\x01g",          // single deletion g
+        ];
+        let b = batch(100, &records);
+        let mut seen = Vec::new();
+        for_each_batch_entry(&b, |e| {
+            let (key, end) = (e.key.to_vec(), e.end.to_vec());
+            seen.push((e.column_family, e.sequence, e.kind, key, end))
+        })
+        .unwrap();
+        let v = |x: &str| x.as_bytes().to_vec();
+        assert_eq!(
+            seen,
+            [
+                (0, 100, Some(EntryKind::Value), v("a"), v("")),
+                (2, 101, Some(EntryKind::Value), v("b"), v("")),
+                (0, 102, Some(EntryKind::Deletion), v("c"), v("")),
+                (0, 103, None, v("d"), v("f")),
+                (7, 104, Some(EntryKind::Merge), v("e"), v("")),
+                (0, 105, Some(EntryKind::SingleDeletion), v("g"), v("")),
+            ]
+        );
+        // Cut anywhere inside a record: an error; between records, not.
+        let ends: Vec<usize> = records
+            .iter()
+            .scan(12, |at, r| {
+                *at += r.len();
+                Some(*at)
+            })
+            .collect();
+        for cut in 12..b.len() {
+            let ok = cut == 12 || ends.contains(&cut);
+            assert_eq!(for_each_batch_entry(&b[..cut], |_| {}).is_ok(), ok, "{cut}");
+        }
+        // A tag no engine writes, a header cut short: errors.
+        assert!(for_each_batch_entry(&batch(1, &[b"\x42"]), |_| {}).is_err());
+        assert!(for_each_batch_entry(&[0; 11], |_| {}).is_err());
+    }
+}
