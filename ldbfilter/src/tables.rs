@@ -526,7 +526,7 @@ pub(crate) fn filter_kind(sst: &rocksdb::Table<'_>) -> &'static str {
     match sst.filter() {
         Ok(Some(rocksdb::SstFilter::Full(_))) => "full",
         Ok(Some(rocksdb::SstFilter::Partitioned(_))) => "partitioned",
-        Ok(Some(rocksdb::SstFilter::BlockBased)) => "block-based",
+        Ok(Some(rocksdb::SstFilter::BlockBased(_))) => "block-based",
         Ok(Some(_)) => "other",
         Ok(None) => "none",
         Err(_) => "unreadable",

@@ -7,7 +7,7 @@ use super::build::{fast_local_len, fast_local_probes, legacy_lines, legacy_probe
 use super::ribbon::{num_slots, sized_by, solve};
 use super::{FilterBits, SstFilter, Table};
 use crate::format::BlockHandle;
-use crate::Error;
+use crate::{BloomFilterPolicy, Error, FilterBlock, FilterBlockBuilder};
 
 /// A filter of the table (the full filter, or one partition) and the keys
 /// the table puts in it.
@@ -164,9 +164,7 @@ impl Table<'_> {
         };
         let whole = self.whole_key_filtering();
         match filter {
-            SstFilter::BlockBased => Ok(Verdict::NotChecked {
-                why: "a block-based filter, which RocksDB 7.8 does not read",
-            }),
+            SstFilter::BlockBased(block) => self.check_block_based(block, whole, prefix),
             SstFilter::Full(bits) => {
                 let mut keys = Keys::new(Rebuild::new(bits), whole, prefix, writer);
                 self.for_each_key(|key, _| keys.add(self.strip_timestamp(key)))?;
@@ -260,6 +258,98 @@ impl Table<'_> {
             reports.push(start(index.filter()).finish(i));
         }
         Ok(Verdict::Filters(reports))
+    }
+}
+
+impl Table<'_> {
+    /// A block-based filter rebuilt as RocksDB 6.x's
+    /// `BlockBasedFilterBlockBuilder` builds it: LevelDB's filter block (a
+    /// filter per 2 KiB of data-block offsets), each filter of the entries
+    /// of the blocks starting there (every entry's user key, and its prefix
+    /// unless the entry before in that filter had the same), by RocksDB's
+    /// legacy Bloom filter (its signed hash). Bits per key are those the
+    /// first filter's probes allow (at most four are tried, in one pass).
+    fn check_block_based(
+        &self,
+        block: &[u8],
+        whole: bool,
+        prefix: Prefix,
+    ) -> Result<Verdict, Error> {
+        let stored = match FilterBlock::parse(block) {
+            Ok(stored) => stored,
+            Err(e) => return Ok(Verdict::Filters(vec![Rebuild::unreadable(&e).finish(0)])),
+        };
+        let probes = stored
+            .filters()
+            .find_map(|f| f.last().copied())
+            .unwrap_or(6);
+        let candidates: Vec<usize> = (1..=200usize)
+            .filter(|&b| ((b as f64 * 0.69) as usize).clamp(1, 30) == usize::from(probes))
+            .take(4)
+            .collect();
+        let mut builders: Vec<FilterBlockBuilder<BloomFilterPolicy>> = candidates
+            .iter()
+            .map(|&b| FilterBlockBuilder::new(BloomFilterPolicy::rocksdb_legacy(b)))
+            .collect();
+        let (mut generated, mut block_at, mut last_prefix) = (0u64, None, None::<Vec<u8>>);
+        let mut entries = 0u64;
+        self.for_each_key(|key, offset| {
+            if block_at != Some(offset) {
+                block_at = Some(offset);
+                builders.iter_mut().for_each(|b| b.start_block(offset));
+                // A filter generated: its entries, and the last prefix, go.
+                if offset >> 11 > generated {
+                    generated = offset >> 11;
+                    last_prefix = None;
+                }
+            }
+            let key = self.strip_timestamp(key);
+            if let Some(p) = prefix.of_key(key) {
+                // An empty last prefix is no prefix (`AddPrefix`).
+                if last_prefix
+                    .as_deref()
+                    .is_none_or(|last| last.is_empty() || last != p)
+                {
+                    builders.iter_mut().for_each(|b| b.add_key(p));
+                    last_prefix = Some(p.to_vec());
+                    entries += 1;
+                }
+            }
+            if whole {
+                builders.iter_mut().for_each(|b| b.add_key(key));
+                entries += 1;
+            }
+        })?;
+        let report = |check| FilterReport {
+            index: 0,
+            keys: entries,
+            bytes: block.len(),
+            check,
+        };
+        for (bits, builder) in candidates.iter().zip(&mut builders) {
+            if builder.finish() == block {
+                let bits = *bits as f64;
+                return Ok(Verdict::Filters(vec![report(FilterCheck::Built {
+                    bits_per_key: (bits, bits),
+                })]));
+            }
+        }
+        let what = match builders.first_mut().map(|b| b.finish().to_vec()) {
+            Some(built) => {
+                let at = built.iter().zip(block).position(|(a, b)| a != b);
+                format!(
+                    "the block-based filter rebuilt from its {entries} entries ({} bytes, bits per key {}) differs from the stored one ({} bytes){}",
+                    built.len(),
+                    candidates[0],
+                    block.len(),
+                    at.map(|at| format!(" at byte {at}")).unwrap_or_default()
+                )
+            }
+            None => format!("no bits per key gives the stored filter's {probes} probes"),
+        };
+        Ok(Verdict::Filters(vec![report(FilterCheck::Mismatch {
+            what,
+        })]))
     }
 }
 

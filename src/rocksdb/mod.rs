@@ -382,9 +382,10 @@ pub enum SstFilter<'a> {
     /// `partitionedfilter.<name>`: the partitions' index; each key's
     /// partition is found as RocksDB finds it.
     Partitioned(Partitions<'a>),
-    /// `filter.<name>`: the obsolete block-based filter, which RocksDB 7.8
-    /// ignores (every key may match; LevelDB's reader reads it).
-    BlockBased,
+    /// `filter.<name>`: the block-based filter of RocksDB 6.x and earlier
+    /// (LevelDB's filter block, RocksDB's signed hash), which RocksDB 7.0
+    /// and later ignore: every key may match. Its block, as stored.
+    BlockBased(&'a [u8]),
 }
 
 /// The index of a partitioned filter: a separator key and a partition per
@@ -927,7 +928,7 @@ impl<'a> Table<'a> {
                     file.len(),
                 )?)
             }
-            _ => SstFilter::BlockBased,
+            _ => SstFilter::BlockBased(read_block(file, &footer, BlockKind::Filter, handle)?),
         })
     }
 
