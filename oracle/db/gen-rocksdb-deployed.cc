@@ -244,54 +244,6 @@ static bool found(const Status& s, const std::string& key) {
   return s.ok();
 }
 
-// Closes the database, reopens a copy, and requires the same files; writes
-// live.txt, gets.txt and (if not empty) blobs.txt.
-static void finish(Db& db, const DBOptions& options,
-                   const std::vector<ColumnFamilyDescriptor>& families, const std::string& out,
-                   const std::string& gets) {
-  quiesce(db.db, db.handles);
-  std::string live = live_text(db.db), blobs = blob_text(db);
-  db.close();
-  namespace fs = std::filesystem;
-  std::string copy = out + "/.db-copy";
-  fs::remove_all(copy);
-  fs::copy(out + "/db", copy);
-  DBOptions again = options;
-  again.error_if_exists = false;
-  std::vector<ColumnFamilyDescriptor> quiet = families;
-  for (auto& family : quiet) family.options.disable_auto_compactions = true;
-  Db reopened;
-  reopened.open(again, quiet, copy);
-  if (live_text(reopened.db) != live) fail(out + ": the reopened copy holds other tables");
-  if (blob_text(reopened) != blobs) fail(out + ": the reopened copy holds other blob files");
-  reopened.close();
-  fs::remove_all(copy);
-  std::ofstream(out + "/live.txt") << live;
-  std::ofstream(out + "/gets.txt") << gets;
-  if (!blobs.empty()) std::ofstream(out + "/blobs.txt") << blobs;
-  std::map<int, int> levels;
-  std::istringstream lines(live);
-  std::string family;
-  int level;
-  for (std::string line; std::getline(lines, line);) {
-    std::istringstream(line) >> family >> level;
-    levels[level]++;
-  }
-  printf("%s:", out.c_str());
-  for (auto& [l, n] : levels) printf(" L%d %d tables", l, n);
-  printf("%s\n", blobs.empty() ? "" : "; blob files");
-}
-
-static DBOptions db_options(const std::shared_ptr<Statistics>& stats) {
-  DBOptions options;
-  options.create_if_missing = true;
-  options.create_missing_column_families = true;
-  options.error_if_exists = true;
-  options.statistics = stats;
-  options.max_background_jobs = 2;
-  return options;
-}
-
 static ColumnFamilyOptions small_levels(const BlockBasedTableOptions& table) {
   ColumnFamilyOptions cf;
   cf.table_factory.reset(NewBlockBasedTableFactory(table));
@@ -303,12 +255,100 @@ static ColumnFamilyOptions small_levels(const BlockBasedTableOptions& table) {
   return cf;
 }
 
-static void blob(uint64_t seed, const std::string& out) {
-  auto stats = CreateDBStatistics();
-  DBOptions options = db_options(stats);
+static ColumnFamilyOptions bloom_levels() {
   BlockBasedTableOptions table;
   table.filter_policy.reset(NewBloomFilterPolicy(10));
-  ColumnFamilyOptions cf = small_levels(table);
+  return small_levels(table);
+}
+
+// One database being written: its options, its families, its statistics
+// and its random source (`salt` sets it apart from the others').
+struct Run {
+  std::string out;
+  std::shared_ptr<Statistics> stats = CreateDBStatistics();
+  DBOptions options;
+  std::vector<ColumnFamilyDescriptor> families;
+  Db db;
+  Rng rng;
+
+  Run(uint64_t seed, uint64_t salt, const std::string& dir,
+      std::vector<ColumnFamilyDescriptor> cfs, void (*tweak)(DBOptions&) = nullptr)
+      : out(dir), families(std::move(cfs)), rng{seed * 0x9e3779b97f4a7c15ull + salt} {
+    rng.next();
+    options.create_if_missing = true;
+    options.create_missing_column_families = true;
+    options.error_if_exists = true;
+    options.statistics = stats;
+    options.max_background_jobs = 2;
+    if (tweak) tweak(options);
+    db.open(options, families, out + "/db");
+  }
+
+  // `count` rounds of `n` writes, each round flushed; `write(round, id)`
+  // writes to one of the ids below `space`.
+  template <typename Write>
+  void rounds(int count, int n, int space, Write write) {
+    for (int round = 1; round <= count; round++) {
+      for (int i = 0; i < n; i++) write(round, int(rng.below(space)));
+      db.flush();
+      quiesce(db.db, db.handles);
+    }
+  }
+
+  // Each probe's Get in each family, read with `read`.
+  std::string gets(int space, const ReadOptions& read = ReadOptions()) {
+    return answers(db, stats.get(), probe_keys(rng, space), [&](size_t f, const std::string& k) {
+      std::string value;
+      return found(db.db->Get(read, db.handles[f], k, &value), k);
+    });
+  }
+
+  // Closes the database, reopens a copy, and requires the same files;
+  // writes live.txt, gets.txt and (if not empty) blobs.txt.
+  void finish(const std::string& gets) {
+    quiesce(db.db, db.handles);
+    std::string live = live_text(db.db), blobs = blob_text(db);
+    db.close();
+    namespace fs = std::filesystem;
+    std::string copy = out + "/.db-copy";
+    fs::remove_all(copy);
+    fs::copy(out + "/db", copy);
+    DBOptions again = options;
+    again.error_if_exists = false;
+    std::vector<ColumnFamilyDescriptor> quiet = families;
+    for (auto& family : quiet) family.options.disable_auto_compactions = true;
+    Db reopened;
+    reopened.open(again, quiet, copy);
+    if (live_text(reopened.db) != live) fail(out + ": the reopened copy holds other tables");
+    if (blob_text(reopened) != blobs) fail(out + ": the reopened copy holds other blob files");
+    reopened.close();
+    fs::remove_all(copy);
+    std::ofstream(out + "/live.txt") << live;
+    std::ofstream(out + "/gets.txt") << gets;
+    if (!blobs.empty()) std::ofstream(out + "/blobs.txt") << blobs;
+    std::map<int, int> levels;
+    std::istringstream lines(live);
+    std::string family;
+    int level;
+    for (std::string line; std::getline(lines, line);) {
+      std::istringstream(line) >> family >> level;
+      levels[level]++;
+    }
+    printf("%s:", out.c_str());
+    for (auto& [l, n] : levels) printf(" L%d %d tables", l, n);
+    printf("%s\n", blobs.empty() ? "" : "; blob files");
+  }
+};
+
+// A value of `len` bytes or so to `id`, round `round`, in family `f`.
+static void put(Run& run, size_t f, int id, int round, int len) {
+  check(run.db.db->Put(WriteOptions(), run.db.handles[f], key_of(id),
+                       value_of(run.rng, id, round, len)),
+        "put");
+}
+
+static void blob(uint64_t seed, const std::string& out) {
+  ColumnFamilyOptions cf = bloom_levels();
   cf.target_file_size_base = 4 << 10;
   cf.max_bytes_for_level_base = 8 << 10;
   cf.enable_blob_files = true;
@@ -316,45 +356,27 @@ static void blob(uint64_t seed, const std::string& out) {
   cf.blob_file_size = 16 << 10;
   cf.enable_blob_garbage_collection = true;
   cf.blob_garbage_collection_age_cutoff = 0.25;
-  std::vector<ColumnFamilyDescriptor> families = {{"default", cf}};
-  Db db;
-  db.open(options, families, out + "/db");
-  Rng rng{seed * 0x9e3779b97f4a7c15ull + 0xb10b};
-  rng.next();
+  Run run(seed, 0xb10b, out, {{"default", cf}});
   const int kSpace = 1500;
-  WriteOptions write;
   // Values of 8 to 80 bytes: those of 24 and more go to blob files.
-  for (int round = 1; round <= 4; round++) {
-    for (int i = 0; i < 900; i++) {
-      int id = int(rng.below(kSpace));
-      if (round > 1 && rng.below(10) == 0) {
-        check(db.db->Delete(write, key_of(id)), "delete");
-      } else {
-        check(db.db->Put(write, key_of(id), value_of(rng, id, round, 8 + int(rng.below(73)))),
-              "put");
-      }
+  auto write = [&](int round, int id) {
+    if (round > 1 && run.rng.below(10) == 0) {
+      check(run.db.db->Delete(WriteOptions(), key_of(id)), "delete");
+    } else {
+      put(run, 0, id, round, 8 + int(run.rng.below(73)));
     }
-    db.flush();
-    quiesce(db.db, db.handles);
-    if (round == 2) {
-      // Part of the keys compacted down: their overwritten blobs are garbage.
-      std::string lo = key_of(0), hi = key_of(kSpace / 2);
-      Slice b(lo), e(hi);
-      check(db.db->CompactRange(CompactRangeOptions(), &b, &e), "compact");
-    }
-  }
-  quiesce(db.db, db.handles);
-  auto gets = answers(db, stats.get(), probe_keys(rng, kSpace), [&](size_t, const std::string& k) {
-    std::string value;
-    return found(db.db->Get(ReadOptions(), k, &value), k);
-  });
-  finish(db, options, families, out, gets);
+  };
+  run.rounds(2, 900, kSpace, write);
+  // Part of the keys compacted down: their overwritten blobs are garbage.
+  std::string lo = key_of(0), hi = key_of(kSpace / 2);
+  Slice b(lo), e(hi);
+  check(run.db.db->CompactRange(CompactRangeOptions(), &b, &e), "compact");
+  run.rounds(2, 900, kSpace, [&](int round, int id) { write(round + 2, id); });
+  run.finish(run.gets(kSpace));
 }
 
 static void comparator(uint64_t seed, const std::string& out) {
   static ReverseSuffix order;
-  auto stats = CreateDBStatistics();
-  DBOptions options = db_options(stats);
   BlockBasedTableOptions table;
   table.filter_policy.reset(NewBloomFilterPolicy(10));
   table.partition_filters = true;
@@ -363,279 +385,175 @@ static void comparator(uint64_t seed, const std::string& out) {
   table.block_size = 512;
   ColumnFamilyOptions cf = small_levels(table);
   cf.comparator = &order;
-  std::vector<ColumnFamilyDescriptor> families = {{"default", cf}};
-  Db db;
-  db.open(options, families, out + "/db");
-  Rng rng{seed * 0x9e3779b97f4a7c15ull + 0xc0c0};
-  rng.next();
+  Run run(seed, 0xc0c0, out, {{"default", cf}});
   const int kSpace = 3000;
-  WriteOptions write;
-  for (int round = 1; round <= 4; round++) {
-    for (int i = 0; i < 1200; i++) {
-      int id = int(rng.below(kSpace));
-      if (round > 2 && rng.below(10) == 0) {
-        check(db.db->Delete(write, key_of(id)), "delete");
-      } else {
-        check(db.db->Put(write, key_of(id), value_of(rng, id, round, 20 + int(rng.below(40)))),
-              "put");
-      }
+  run.rounds(4, 1200, kSpace, [&](int round, int id) {
+    if (round > 2 && run.rng.below(10) == 0) {
+      check(run.db.db->Delete(WriteOptions(), key_of(id)), "delete");
+    } else {
+      put(run, 0, id, round, 20 + int(run.rng.below(40)));
     }
-    db.flush();
-    quiesce(db.db, db.handles);
-  }
-  auto gets = answers(db, stats.get(), probe_keys(rng, kSpace), [&](size_t, const std::string& k) {
-    std::string value;
-    return found(db.db->Get(ReadOptions(), k, &value), k);
   });
-  finish(db, options, families, out, gets);
+  run.finish(run.gets(kSpace));
 }
 
 static void timestamps(uint64_t seed, const std::string& out) {
-  auto stats = CreateDBStatistics();
-  DBOptions options = db_options(stats);
-  BlockBasedTableOptions full, partitioned;
-  full.filter_policy.reset(NewBloomFilterPolicy(10));
+  BlockBasedTableOptions partitioned;
   partitioned.filter_policy.reset(NewBloomFilterPolicy(10));
   partitioned.partition_filters = true;
   partitioned.index_type = BlockBasedTableOptions::kTwoLevelIndexSearch;
   partitioned.metadata_block_size = 256;
   partitioned.block_size = 512;
-  ColumnFamilyOptions a = small_levels(full), b = small_levels(partitioned);
+  ColumnFamilyOptions a = bloom_levels(), b = small_levels(partitioned);
   a.comparator = b.comparator = BytewiseComparatorWithU64Ts();
-  std::vector<ColumnFamilyDescriptor> families = {{"default", a}, {"partitioned", b}};
-  Db db;
-  db.open(options, families, out + "/db");
-  Rng rng{seed * 0x9e3779b97f4a7c15ull + 0x7157};
-  rng.next();
+  Run run(seed, 0x7157, out, {{"default", a}, {"partitioned", b}});
   const int kSpace = 1500;
-  WriteOptions write;
   uint64_t ts = 1000;
-  for (int round = 1; round <= 4; round++) {
-    for (int i = 0; i < 800; i++) {
-      for (size_t f = 0; f < db.handles.size(); f++) {
-        int id = int(rng.below(kSpace));
-        // Timestamps rise with each write; some cross a byte (256, 65536).
-        ts += 1 + rng.below(300);
-        std::string t = fixed64(ts);
-        if (round > 2 && rng.below(10) == 0) {
-          check(db.db->Delete(write, db.handles[f], key_of(id), t), "delete");
-        } else {
-          check(db.db->Put(write, db.handles[f], key_of(id), t,
-                           value_of(rng, id, round, 20 + int(rng.below(40)))),
-                "put");
-        }
+  run.rounds(4, 800, kSpace, [&](int round, int id) {
+    for (size_t f = 0; f < run.db.handles.size(); f++) {
+      // Timestamps rise with each write; some cross a byte (256, 65536).
+      ts += 1 + run.rng.below(300);
+      std::string t = fixed64(ts);
+      if (round > 2 && run.rng.below(10) == 0) {
+        check(run.db.db->Delete(WriteOptions(), run.db.handles[f], key_of(id), t), "delete");
+      } else {
+        check(run.db.db->Put(WriteOptions(), run.db.handles[f], key_of(id), t,
+                             value_of(run.rng, id, round, 20 + int(run.rng.below(40)))),
+              "put");
       }
     }
-    db.flush();
-    quiesce(db.db, db.handles);
-  }
+  });
   std::string newest = fixed64(~0ull);
   Slice read_ts(newest);
   ReadOptions read;
   read.timestamp = &read_ts;
-  auto gets = answers(db, stats.get(), probe_keys(rng, kSpace), [&](size_t f, const std::string& k) {
-    std::string value;
-    return found(db.db->Get(read, db.handles[f], k, &value), k);
-  });
-  finish(db, options, families, out, gets);
+  run.finish(run.gets(kSpace, read));
 }
 
 static void extractor(uint64_t seed, const std::string& out) {
-  auto stats = CreateDBStatistics();
-  DBOptions options = db_options(stats);
   BlockBasedTableOptions table;
   table.filter_policy.reset(NewBloomFilterPolicy(10));
   table.whole_key_filtering = false;
   ColumnFamilyOptions cf = small_levels(table);
   cf.prefix_extractor = std::make_shared<UpToHundreds>();
-  std::vector<ColumnFamilyDescriptor> families = {{"default", cf}};
-  Db db;
-  db.open(options, families, out + "/db");
-  Rng rng{seed * 0x9e3779b97f4a7c15ull + 0xe7};
-  rng.next();
+  Run run(seed, 0xe7, out, {{"default", cf}});
   // Ids in a few hundreds only: the filters rule out the other hundreds.
   const int kSpace = 3000;
-  WriteOptions write;
-  for (int round = 1; round <= 3; round++) {
-    for (int i = 0; i < 600; i++) {
-      int id = int(rng.below(kSpace / 200)) * 200 + int(rng.below(100));
-      check(db.db->Put(write, key_of(id), value_of(rng, id, round, 20 + int(rng.below(40)))),
-            "put");
-    }
-    db.flush();
-    quiesce(db.db, db.handles);
-  }
-  auto gets = answers(db, stats.get(), probe_keys(rng, kSpace), [&](size_t, const std::string& k) {
-    std::string value;
-    return found(db.db->Get(ReadOptions(), k, &value), k);
+  run.rounds(3, 600, kSpace / 200, [&](int round, int hundred) {
+    put(run, 0, hundred * 200 + int(run.rng.below(100)), round, 20 + int(run.rng.below(40)));
   });
-  finish(db, options, families, out, gets);
+  run.finish(run.gets(kSpace));
 }
 
 // Writes of every kind over `space` ids, in rounds each flushed: values
 // (some wide-column entities), overwrites, deletions, single deletions of
-// ids written once, merge operands, range deletions (some rewritten after).
-static void every_kind(Db& db, Rng& rng, int space, int rounds) {
+// ids written once, merge operands, range deletions (some rewritten after);
+// part of the keys compacted down after round 2, and the last round with
+// automatic compactions off, to stay at level 0.
+static void every_kind(Run& run, int space, int rounds) {
   WriteOptions write;
+  DB* db = run.db.db;
   std::set<int> once;      // ids with one value, never overwritten or deleted
   std::set<int> entities;  // ids once entities: RocksDB 7.8 merges no operand into one
-  for (int round = 1; round <= rounds; round++) {
-    for (int i = 0; i < 700; i++) {
-      int id = int(rng.below(space));
-      std::string k = key_of(id), v = value_of(rng, id, round, 10 + int(rng.below(40)));
-      int r = int(rng.below(100));
-      if (round == 1 && r < 10) {
-        WideColumns columns{{"a", v}, {"b", "column"}};
-        check(db.db->PutEntity(write, db.db->DefaultColumnFamily(), k, columns), "put entity");
-        entities.insert(id);
-      } else if (round == 1 || r < 40) {
-        check(db.db->Put(write, k, v), "put");
-        if (round == 1) once.insert(id); else once.erase(id);
-      } else if (r < 55) {
-        check(db.db->Delete(write, k), "delete");
-        once.erase(id);
-      } else if (r < 60 && !once.empty()) {
-        auto it = once.lower_bound(id);
-        if (it == once.end()) it = once.begin();
-        check(db.db->SingleDelete(write, key_of(*it)), "single delete");
-        once.erase(it);
-      } else if (r < 95 && !entities.count(id)) {
-        check(db.db->Merge(write, k, "m" + std::to_string(round)), "merge");
-        once.erase(id);
-      } else if (r >= 95) {
-        int lo = int(rng.below(space)), hi = lo + 5 + int(rng.below(30));
-        std::string a = key_of(lo), b = key_of(hi);
-        check(db.db->DeleteRange(write, db.db->DefaultColumnFamily(), a, b), "delete range");
-        for (int x = lo; x < hi; x++) once.erase(x);
-      }
+  auto one = [&](int round, int id) {
+    std::string k = key_of(id), v = value_of(run.rng, id, round, 10 + int(run.rng.below(40)));
+    int r = int(run.rng.below(100));
+    if (round == 1 && r < 10) {
+      WideColumns columns{{"a", v}, {"b", "column"}};
+      check(db->PutEntity(write, db->DefaultColumnFamily(), k, columns), "put entity");
+      entities.insert(id);
+    } else if (round == 1 || r < 40) {
+      check(db->Put(write, k, v), "put");
+      if (round == 1) once.insert(id); else once.erase(id);
+    } else if (r < 55) {
+      check(db->Delete(write, k), "delete");
+      once.erase(id);
+    } else if (r < 60 && !once.empty()) {
+      auto it = once.lower_bound(id);
+      if (it == once.end()) it = once.begin();
+      check(db->SingleDelete(write, key_of(*it)), "single delete");
+      once.erase(it);
+    } else if (r < 95 && !entities.count(id)) {
+      check(db->Merge(write, k, "m" + std::to_string(round)), "merge");
+      once.erase(id);
+    } else if (r >= 95) {
+      int lo = int(run.rng.below(space)), hi = lo + 5 + int(run.rng.below(30));
+      std::string a = key_of(lo), b = key_of(hi);
+      check(db->DeleteRange(write, db->DefaultColumnFamily(), a, b), "delete range");
+      for (int x = lo; x < hi; x++) once.erase(x);
     }
-    db.flush();
-    quiesce(db.db, db.handles);
-    if (round == 2) {
-      std::string lo = key_of(0), hi = key_of(space / 3);
-      Slice b(lo), e(hi);
-      check(db.db->CompactRange(CompactRangeOptions(), &b, &e), "compact");
-    }
-    if (round == rounds - 1) {
-      check(db.db->SetOptions({{"disable_auto_compactions", "true"}}), "set options");
-    }
-  }
+  };
+  run.rounds(2, 700, space, one);
+  std::string lo = key_of(0), hi = key_of(space / 3);
+  Slice b(lo), e(hi);
+  check(db->CompactRange(CompactRangeOptions(), &b, &e), "compact");
+  run.rounds(rounds - 3, 700, space, [&](int round, int id) { one(round + 2, id); });
+  check(db->SetOptions({{"disable_auto_compactions", "true"}}), "set options");
+  run.rounds(1, 700, space, [&](int, int id) { one(rounds, id); });
 }
 
-static std::string default_gets(Db& db, Statistics* stats, Rng& rng, int space) {
-  return answers(db, stats, probe_keys(rng, space), [&](size_t, const std::string& k) {
-    std::string value;
-    return found(db.db->Get(ReadOptions(), k, &value), k);
-  });
+static ColumnFamilyOptions merging(bool hits) {
+  ColumnFamilyOptions cf = bloom_levels();
+  cf.merge_operator = std::make_shared<Append>();
+  cf.target_file_size_base = 8 << 10;
+  cf.max_bytes_for_level_base = 16 << 10;
+  cf.optimize_filters_for_hits = hits;
+  return cf;
 }
 
 static void deletions(uint64_t seed, const std::string& out) {
-  auto stats = CreateDBStatistics();
-  DBOptions options = db_options(stats);
-  BlockBasedTableOptions table;
-  table.filter_policy.reset(NewBloomFilterPolicy(10));
-  ColumnFamilyOptions cf = small_levels(table);
-  cf.merge_operator = std::make_shared<Append>();
-  cf.target_file_size_base = 8 << 10;
-  cf.max_bytes_for_level_base = 16 << 10;
-  std::vector<ColumnFamilyDescriptor> families = {{"default", cf}};
-  Db db;
-  db.open(options, families, out + "/db");
-  Rng rng{seed * 0x9e3779b97f4a7c15ull + 0xde1};
-  rng.next();
-  every_kind(db, rng, 1200, 8);
-  finish(db, options, families, out, default_gets(db, stats.get(), rng, 1200));
+  Run run(seed, 0xde1, out, {{"default", merging(false)}});
+  every_kind(run, 1200, 8);
+  run.finish(run.gets(1200));
 }
 
 static void hits(uint64_t seed, const std::string& out) {
-  auto stats = CreateDBStatistics();
-  DBOptions options = db_options(stats);
-  BlockBasedTableOptions table;
-  table.filter_policy.reset(NewBloomFilterPolicy(10));
-  ColumnFamilyOptions cf = small_levels(table);
-  cf.merge_operator = std::make_shared<Append>();
-  cf.optimize_filters_for_hits = true;
-  cf.target_file_size_base = 8 << 10;
-  cf.max_bytes_for_level_base = 16 << 10;
-  std::vector<ColumnFamilyDescriptor> families = {{"default", cf}};
-  Db db;
-  db.open(options, families, out + "/db");
-  Rng rng{seed * 0x9e3779b97f4a7c15ull + 0x417};
-  rng.next();
-  every_kind(db, rng, 1500, 6);
-  finish(db, options, families, out, default_gets(db, stats.get(), rng, 1500));
+  Run run(seed, 0x417, out, {{"default", merging(true)}});
+  every_kind(run, 1500, 6);
+  run.finish(run.gets(1500));
 }
 
 static void hits_l0(uint64_t seed, const std::string& out) {
-  auto stats = CreateDBStatistics();
-  DBOptions options = db_options(stats);
-  BlockBasedTableOptions table;
-  table.filter_policy.reset(NewBloomFilterPolicy(10));
-  ColumnFamilyOptions cf = small_levels(table);
+  ColumnFamilyOptions cf = bloom_levels();
   cf.optimize_filters_for_hits = true;
   cf.disable_auto_compactions = true;
   cf.write_buffer_size = 1 << 20;
-  std::vector<ColumnFamilyDescriptor> families = {{"default", cf}};
-  Db db;
-  db.open(options, families, out + "/db");
-  Rng rng{seed * 0x9e3779b97f4a7c15ull + 0x4170};
-  rng.next();
+  Run run(seed, 0x4170, out, {{"default", cf}});
   const int kSpace = 1500;
-  WriteOptions write;
-  for (int round = 1; round <= 3; round++) {
-    for (int i = 0; i < 300; i++) {
-      int id = int(rng.below(kSpace));
-      check(db.db->Put(write, key_of(id), value_of(rng, id, round, 20)), "put");
-    }
-    db.flush();
-  }
-  finish(db, options, families, out, default_gets(db, stats.get(), rng, kSpace));
+  run.rounds(3, 300, kSpace, [&](int round, int id) { put(run, 0, id, round, 20); });
+  run.finish(run.gets(kSpace));
 }
 
 static void wal(uint64_t seed, const std::string& out) {
-  auto stats = CreateDBStatistics();
-  DBOptions options = db_options(stats);
-  options.avoid_flush_during_shutdown = true;
-  options.avoid_flush_during_recovery = true;
-  BlockBasedTableOptions table;
-  table.filter_policy.reset(NewBloomFilterPolicy(10));
-  ColumnFamilyOptions cf = small_levels(table);
-  cf.merge_operator = std::make_shared<Append>();
+  ColumnFamilyOptions cf = merging(false);
   cf.write_buffer_size = 1 << 20;  // the last writes stay in the memtable
-  std::vector<ColumnFamilyDescriptor> families = {{"default", cf}};
-  Db db;
-  db.open(options, families, out + "/db");
-  Rng rng{seed * 0x9e3779b97f4a7c15ull + 0x3a1};
-  rng.next();
+  Run run(seed, 0x3a1, out, {{"default", cf}}, [](DBOptions& options) {
+    options.avoid_flush_during_shutdown = true;
+    options.avoid_flush_during_recovery = true;
+  });
   const int kSpace = 1200;
-  WriteOptions write;
-  for (int round = 1; round <= 3; round++) {
-    for (int i = 0; i < 700; i++) {
-      int id = int(rng.below(kSpace));
-      check(db.db->Put(write, key_of(id), value_of(rng, id, round, 20 + int(rng.below(40)))),
-            "put");
-    }
-    db.flush();
-    quiesce(db.db, db.handles);
-  }
+  run.rounds(3, 700, kSpace, [&](int round, int id) {
+    put(run, 0, id, round, 20 + int(run.rng.below(40)));
+  });
   // Left in the WAL: values (new ids among them), deletions, merge
   // operands, a range deletion, and values written again inside it.
+  DB* db = run.db.db;
   for (int i = 0; i < 300; i++) {
-    int id = int(rng.below(kSpace + 200));
-    int r = int(rng.below(100));
+    int id = int(run.rng.below(kSpace + 200));
+    int r = int(run.rng.below(100));
     if (r < 50) {
-      check(db.db->Put(write, key_of(id), value_of(rng, id, 9, 30)), "put");
+      put(run, 0, id, 9, 30);
     } else if (r < 75) {
-      check(db.db->Delete(write, key_of(id)), "delete");
+      check(db->Delete(WriteOptions(), key_of(id)), "delete");
     } else {
-      check(db.db->Merge(write, key_of(id), "wal"), "merge");
+      check(db->Merge(WriteOptions(), key_of(id), "wal"), "merge");
     }
     if (i == 150) {
       std::string a = key_of(400), b = key_of(450);
-      check(db.db->DeleteRange(write, db.db->DefaultColumnFamily(), a, b), "delete range");
+      check(db->DeleteRange(WriteOptions(), db->DefaultColumnFamily(), a, b), "delete range");
     }
   }
-  finish(db, options, families, out, default_gets(db, stats.get(), rng, kSpace + 200));
+  run.finish(run.gets(kSpace + 200));
 }
 
 int main(int argc, char** argv) {
