@@ -347,12 +347,15 @@ fn golden_db(root: &Path) -> GoldenDb {
 
 /// A database written with a feature real deployments turn on
 /// (`testdata/deployed/ENGINE/FEATURE/`, made by
-/// `oracle/db/gen-rocksdb-deployed.cc`): the feature, the database, and the
-/// live blob files the engine lists (`blobs.txt`, where it has any).
+/// `oracle/db/gen-rocksdb-deployed.cc` and the others beside it): the
+/// feature, the database, the live blob files the engine lists
+/// (`blobs.txt`, where it has any), or where it lists none one by one,
+/// their count and garbage bytes (`blobstats.txt`).
 pub struct Deployed {
     pub feature: String,
     pub db: GoldenDb,
     pub blobs: Vec<BlobRow>,
+    pub blob_stats: Option<(u64, u64)>,
 }
 
 /// A live blob file as the engine lists it: column family, number, total
@@ -400,7 +403,14 @@ pub fn deployed() -> Vec<Deployed> {
                     }
                 })
                 .collect();
+            let blob_stats = std::fs::read_to_string(root.join("blobstats.txt"))
+                .ok()
+                .map(|text| {
+                    let f: Vec<&str> = text.split_whitespace().collect();
+                    (number(f[1]), number(f[2]))
+                });
             Deployed {
+                blob_stats,
                 feature: root.file_name().unwrap().to_string_lossy().into_owned(),
                 db: GoldenDb {
                     name: root.display().to_string(),
