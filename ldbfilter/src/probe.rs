@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use leveldb_filter::db::{
-    column_family_option, GetWalk, LiveTable, Manifest, Memtable, Outcome, TableStep,
+    column_family_option, GetWalk, LiveTable, Manifest, Memtable, MemtableAnswer, Outcome,
+    TableStep,
 };
 use leveldb_filter::format::{EntryKind, KeyEntry};
 use leveldb_filter::leveldb::{
@@ -454,13 +455,21 @@ fn read_wal(database: &Database) -> Result<Option<(PathBuf, Memtable)>, Failure>
         .collect();
     logs.sort();
     let mut memtable = Memtable::default();
+    let rocksdb = database.manifest.is_rocksdb();
     for (number, path) in &logs {
         let bytes = std::fs::read(path).map_err(|e| unreadable(path, e))?;
         if let Err(problem) = memtable.replay(*number, &bytes, &database.manifest) {
-            crate::report::say(format_args!(
-                "{}: note: {problem}: recovery stops there (RocksDB's default point-in-time recovery), keeping the writes before it",
-                shown(path)
-            ));
+            // RocksDB's default point-in-time recovery replays nothing
+            // after it; LevelDB's (without paranoid checks) drops the
+            // damaged part and goes on.
+            let after = match rocksdb {
+                true => "recovery stops there (RocksDB's point-in-time recovery, the default), keeping the writes before it and no later log's",
+                false => "LevelDB's recovery drops the damaged part and goes on; the rest of this log is not read here, the later logs are",
+            };
+            crate::report::say(format_args!("{}: note: {problem}: {after}", shown(path)));
+            if rocksdb {
+                break;
+            }
         }
     }
     Ok(match (logs.pop(), memtable.is_empty()) {
@@ -471,17 +480,31 @@ fn read_wal(database: &Database) -> Result<Option<(PathBuf, Memtable)>, Failure>
 
 impl<'m> Walk<'m> {
     /// The memtables' step, before any table: the key's entries in the
-    /// write-ahead logs and the range tombstones there that cover it.
-    fn wal_step(&mut self, path: &Path, (entries, covering): (Vec<KeyEntry>, u64)) {
-        if entries.is_empty() && covering == 0 {
+    /// write-ahead logs and the range tombstones there that cover it (or,
+    /// where they hold what this crate cannot judge, an unknown).
+    fn wal_step(&mut self, path: &Path, answer: MemtableAnswer) {
+        let MemtableAnswer {
+            entries,
+            covering,
+            undecidable,
+        } = answer;
+        if entries.is_empty() && covering == 0 && !undecidable {
             return;
         }
+        let word = match (undecidable, entries.is_empty()) {
+            (true, _) => UNORDERED,
+            (false, true) => RANGE,
+            (false, false) => FOUND,
+        };
         self.steps.push(Step {
             live: None,
             path: path.to_owned(),
-            answer: if entries.is_empty() { RANGE } else { FOUND },
+            answer: word,
             entry: entries.first().map(|e| e.kind),
         });
+        if undecidable {
+            self.get.step(&TableStep::Unordered, 0);
+        }
         self.ended = !self.get.step(&TableStep::Read(entries), covering);
     }
 
@@ -729,12 +752,16 @@ fn leveldb_step(held: &Held, key: &[u8]) -> Result<TableStep, leveldb_filter::Er
             Probe::Block {
                 may_match: true, ..
             } => {
-                // LevelDB's `Get` stops at the first entry of the key.
+                // LevelDB's `Get` stops at the first entry of the key; a type
+                // past 1 is corruption to it (`ParseInternalKey`).
                 let entry = entry_type(&table, KeyFormat::Internal, key)?;
                 TableStep::Read(
                     entry
                         .map(|byte| KeyEntry {
-                            kind: EntryKind::of(byte),
+                            kind: match byte {
+                                0 | 1 => EntryKind::of(byte),
+                                other => EntryKind::Other(other),
+                            },
                             sequence: 0,
                         })
                         .into_iter()
@@ -744,10 +771,6 @@ fn leveldb_step(held: &Held, key: &[u8]) -> Result<TableStep, leveldb_filter::Er
         },
     )
 }
-
-/// The most entries of one key a step reads from a data block: a `Get`
-/// ends at the first that is not a merge operand.
-const MAX_ENTRIES: usize = 1 << 16;
 
 /// RocksDB's `TableCache::Get` and `BlockBasedTable::Get` at a database's
 /// table: the range tombstones that cover the key, then the filter (asked
@@ -774,9 +797,7 @@ fn rocksdb_step(
             TableStep::Absent
         }
         Lookup::Unordered { .. } => TableStep::Unordered,
-        Lookup::Block { handle, .. } => {
-            TableStep::Read(sst.entries_in(handle, key, MAX_ENTRIES)?)
-        }
+        Lookup::Block { handle, .. } => TableStep::Read(sst.entries_in(handle, key)?),
     };
     Ok((step, covering))
 }

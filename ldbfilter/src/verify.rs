@@ -194,10 +194,14 @@ fn rocksdb_line(path: &Path, bytes: &[u8]) -> Result<(Line, bool), Failure> {
         .map(|bits| bits.implementation())
         .collect();
     let implementations: Vec<&str> = implementations.into_iter().collect();
+    // A block-based filter is LevelDB's layout, of no bits implementation.
+    let implementations = match implementations.is_empty() {
+        true => String::new(),
+        false => format!(" {}", implementations.join("+")),
+    };
     let mut line = format!(
-        "{name} {} {} fv{}",
+        "{name} {}{implementations} fv{}",
         filter_kind(&sst),
-        implementations.join("+"),
         sst.footer().format_version
     );
     let count = |f: fn(&FilterCheck) -> bool| reports.iter().filter(|r| f(&r.check)).count();

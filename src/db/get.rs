@@ -130,10 +130,14 @@ impl GetWalk {
         self.end.is_none()
     }
 
-    /// Merge operands merge into a value whatever ends them, but a failure.
+    /// Merge operands merge into a value whatever ends them, but a failure;
+    /// after a table that could not be sought (which may hold newer
+    /// entries), only a failure is sure.
     fn merged(&self, end: Outcome) -> Outcome {
         match (self.merges, end) {
-            (0, end) | (_, end @ Outcome::Fails) => end,
+            (_, Outcome::Fails) => Outcome::Fails,
+            _ if self.unordered => Outcome::Unknown,
+            (0, end) => end,
             _ => Outcome::Found,
         }
     }
@@ -213,6 +217,9 @@ mod tests {
             walk(&[(TableStep::Unordered, 0), (read(&[]), 0)]),
             (Outcome::Unknown, 2)
         );
+        // A newer table that could not be sought may hold a newer entry.
+        let steps = [(TableStep::Unordered, 0), (read(&[(Value, 1)]), 0)];
+        assert_eq!(walk(&steps), (Outcome::Unknown, 2));
     }
 
     #[test]

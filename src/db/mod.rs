@@ -30,7 +30,9 @@ use crate::internal_key::user_key;
 
 pub use get::{GetWalk, Outcome, TableStep};
 pub use log::RecordProblem;
-pub use wal::{for_each_batch_entry, BatchEntry, Memtable, WalProblem};
+pub use wal::{
+    for_each_batch_entry, BatchEntry, BatchItem, Marker, Memtable, MemtableAnswer, WalProblem,
+};
 
 /// The most levels a MANIFEST may name (RocksDB's `num_levels` is an
 /// option; a level past this is damage, not a configuration).
@@ -77,6 +79,10 @@ pub struct LiveTable {
     /// integrated BlobDB; 0 for none), which keeps that blob file and
     /// every later one live.
     pub oldest_blob_file: u64,
+    /// Whether its keys (and `smallest` and `largest`) keep their
+    /// user-defined timestamps: RocksDB's `persist_user_defined_timestamps
+    /// = false` strips them (the new-file field 16 says 0).
+    pub timestamps_persisted: bool,
 }
 
 /// A live blob file of RocksDB's integrated BlobDB (`enable_blob_files`):
@@ -267,13 +273,16 @@ impl Manifest {
         column_family: u32,
         key: &[u8],
     ) -> Result<Vec<&LiveTable>, ManifestError> {
-        let order = self.key_order(column_family)?;
-        // A stored key against the key looked up, timestamps left out, as
-        // RocksDB's `FilePicker` compares them.
-        let vs = |stored: &[u8]| order.compare_without_timestamp(order.strip(stored), key);
+        let family_order = self.key_order(column_family)?;
+        // A table's bound against the key looked up, timestamps left out,
+        // as RocksDB's `FilePicker` compares them.
+        let vs = |t: &LiveTable, bound: &[u8]| {
+            let order = t.order(family_order);
+            order.compare_without_timestamp(order.strip(bound), key)
+        };
         let holds = |t: &&LiveTable| {
-            vs(t.smallest_user_key()) != Ordering::Greater
-                && vs(t.largest_user_key()) != Ordering::Less
+            vs(t, t.smallest_user_key()) != Ordering::Greater
+                && vs(t, t.largest_user_key()) != Ordering::Less
         };
         let family: Vec<&LiveTable> = self
             .tables
@@ -292,13 +301,13 @@ impl Manifest {
             let level = rest.iter().take_while(|t| t.level == first.level).count();
             let (tables, deeper) = rest.split_at(level);
             rest = deeper;
-            let at = tables.partition_point(|t| !t.ends_at_or_after(order, key));
+            let at = tables.partition_point(|t| !t.ends_at_or_after(t.order(family_order), key));
             for table in &tables[at..] {
-                if vs(table.smallest_user_key()) == Ordering::Greater {
+                if vs(table, table.smallest_user_key()) == Ordering::Greater {
                     break;
                 }
                 found.push(table);
-                let spans = vs(table.largest_user_key()) == Ordering::Equal;
+                let spans = vs(table, table.largest_user_key()) == Ordering::Equal;
                 if !(self.rocksdb && spans) {
                     break;
                 }
@@ -349,6 +358,15 @@ pub fn column_family_option<'t>(options: &'t str, family: &str, name: &str) -> O
 const MAX_SEQUENCE: u64 = (1 << 56) - 1;
 
 impl LiveTable {
+    /// The order of the table's stored keys under its family's: without
+    /// timestamps where they were not persisted.
+    fn order(&self, family: KeyOrder) -> KeyOrder {
+        match self.timestamps_persisted {
+            true => family,
+            false => family.without_timestamps(),
+        }
+    }
+
     /// Whether a lookup of `key` (at a sequence number below the largest,
     /// and the newest timestamp) sorts before the table's largest key:
     /// LevelDB's and RocksDB's `FindFile` test at levels past 0.
@@ -722,6 +740,7 @@ fn new_file(tag: u32, input: &mut Fields<'_>) -> Result<LiveTable, EditProblem> 
         epoch_number: None,
         path_id,
         oldest_blob_file: 0,
+        timestamps_persisted: true,
     };
     if tag != 7 {
         table.seqnos = (input.v64("smallest seqno")?, input.v64("largest seqno")?);
@@ -741,6 +760,15 @@ fn new_file(tag: u32, input: &mut Fields<'_>) -> Result<LiveTable, EditProblem> 
                     })?;
                     table.epoch_number = Some(epoch);
                 }
+                // kUserDefinedTimestampsPersisted: one byte, 1 or not.
+                16 => match value {
+                    [persisted] => table.timestamps_persisted = *persisted == 1,
+                    _ => {
+                        return Err(EditProblem::Truncated {
+                            field: "user-defined timestamps persisted",
+                        })
+                    }
+                },
                 // kOldestBlobFileNumber: a varint64.
                 4 => {
                     let (number, _) = varint64(value).ok_or(EditProblem::Truncated {

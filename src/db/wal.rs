@@ -62,13 +62,38 @@ pub struct BatchEntry<'a> {
     pub end: &'a [u8],
 }
 
+/// A mark of a two-phase-commit transaction in a `WriteBatch`: the entries
+/// between `BeginPrepare` and `EndPrepare` take effect at the `Commit` of
+/// the same id, with its sequence numbers, and never after a `Rollback`
+/// (RocksDB's write-committed transactions).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Marker<'a> {
+    /// The start of a prepared section.
+    BeginPrepare,
+    /// Its end, and the transaction's id.
+    EndPrepare(&'a [u8]),
+    /// The commit of the transaction of this id.
+    Commit(&'a [u8]),
+    /// Its rollback.
+    Rollback(&'a [u8]),
+}
+
+/// What a `WriteBatch` holds, entry by entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BatchItem<'a> {
+    /// An entry that writes a key.
+    Entry(BatchEntry<'a>),
+    /// A transaction's mark, at the sequence number the next entry takes.
+    Marker(Marker<'a>, u64),
+}
+
 /// Reads a `WriteBatch` as RocksDB's `WriteBatchInternal::Iterate` does
 /// (LevelDB's are the two first kinds, without column families), calling
-/// `each` with every entry that writes a key; markers of transactions, log
-/// data and no-ops take no sequence number.
+/// `each` with every entry that writes a key and every transaction mark;
+/// marks, log data and no-ops take no sequence number.
 pub fn for_each_batch_entry<'a>(
     batch: &'a [u8],
-    mut each: impl FnMut(BatchEntry<'a>),
+    mut each: impl FnMut(BatchItem<'a>),
 ) -> Result<(), &'static str> {
     if batch.len() < 12 {
         return Err("shorter than its 12-byte header");
@@ -96,13 +121,16 @@ pub fn for_each_batch_entry<'a>(
             }
             other => (other, 0),
         };
-        let entry = |kind, key, end| BatchEntry {
-            column_family: family,
-            sequence,
-            kind,
-            key,
-            end,
+        let entry = |kind, key, end| {
+            BatchItem::Entry(BatchEntry {
+                column_family: family,
+                sequence,
+                kind,
+                key,
+                end,
+            })
         };
+        let mark = |marker| BatchItem::Marker(marker, sequence);
         match kind {
             // A value, a merge operand, a blob index, an entity, a value
             // with a preferred sequence number: key and value.
@@ -112,24 +140,41 @@ pub fn for_each_batch_entry<'a>(
                 each(entry(Some(EntryKind::of(kind)), key, &[]));
             }
             // Deletions: the key.
-            0x0 | 0x7 | 0x14 => each(entry(Some(EntryKind::of(kind)), slice(&mut rest)?, &[])),
+            0x0 | 0x7 => each(entry(Some(EntryKind::of(kind)), slice(&mut rest)?, &[])),
             0xF => {
                 let (start, end) = (slice(&mut rest)?, slice(&mut rest)?);
                 each(entry(None, start, end));
             }
-            // Log data; the end, commit or rollback of a prepared
-            // transaction (its id); a commit with a timestamp.
-            0x3 | 0xA | 0xB | 0xC => {
+            // Log data.
+            0x3 => {
                 slice(&mut rest)?;
+                continue;
+            }
+            // The end, commit or rollback of a prepared transaction (its
+            // id); a commit with a timestamp first.
+            0xA => {
+                each(mark(Marker::EndPrepare(slice(&mut rest)?)));
+                continue;
+            }
+            0xB => {
+                each(mark(Marker::Commit(slice(&mut rest)?)));
+                continue;
+            }
+            0xC => {
+                each(mark(Marker::Rollback(slice(&mut rest)?)));
                 continue;
             }
             0x15 => {
                 slice(&mut rest)?;
-                slice(&mut rest)?;
+                each(mark(Marker::Commit(slice(&mut rest)?)));
                 continue;
             }
-            // No-ops and the beginnings of prepared transactions.
-            0x9 | 0xD | 0x12 | 0x13 => continue,
+            // The beginnings of prepared transactions; no-ops.
+            0x9 | 0x12 | 0x13 => {
+                each(mark(Marker::BeginPrepare));
+                continue;
+            }
+            0xD => continue,
             _ => return Err("an unknown tag"),
         }
         sequence = sequence.wrapping_add(1);
@@ -159,13 +204,41 @@ pub struct Memtable {
     entries: HashMap<(u32, Vec<u8>), Vec<KeyEntry>>,
     tombstones: Vec<(u32, Vec<u8>, Vec<u8>, u64)>,
     orders: HashMap<u32, Option<KeyOrder>>,
+    /// Families whose memtable holds what this crate cannot judge (a range
+    /// deletion under a comparator it does not know): their Gets are
+    /// unknown. `None` in it stands for every family (a log it cannot
+    /// read: compressed).
+    undecidable: std::collections::HashSet<Option<u32>>,
+    /// The open prepared section's entries, and the prepared transactions
+    /// by id, waiting for their commit.
+    preparing: Option<Vec<Owned>>,
+    prepared: HashMap<Vec<u8>, Vec<Owned>>,
+}
+
+/// A batch entry held until its transaction commits: its family, kind
+/// (`None`: a range deletion), key and end key.
+type Owned = (u32, Option<EntryKind>, Vec<u8>, Vec<u8>);
+
+/// What a `Get` meets in the memtables (see [`Memtable::get`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MemtableAnswer {
+    /// The key's entries, newest first.
+    pub entries: Vec<KeyEntry>,
+    /// The largest sequence number of the range tombstones covering the
+    /// key (0: none).
+    pub covering: u64,
+    /// Whether the memtable holds what this crate cannot judge for the key
+    /// (a range deletion under an unknown comparator, a compressed log).
+    pub undecidable: bool,
 }
 
 impl Memtable {
     /// Replays the log numbered `number` (its bytes `log`) as recovery
-    /// does: each column family's writes in logs at or past its log
-    /// number, up to the first record that does not read, which ends the
-    /// log (returned, with the writes before it kept).
+    /// does: in RocksDB's, each column family's writes in logs at or past
+    /// its log number; up to the first record that does not read, which
+    /// ends the log (returned, with the writes before it kept). A log
+    /// RocksDB compressed (`wal_compression`) is not read: every `Get` is
+    /// then unknown.
     pub fn replay(
         &mut self,
         number: u64,
@@ -174,52 +247,78 @@ impl Memtable {
     ) -> Result<(), WalProblem> {
         let mut records = Records::new(log);
         for record in &mut records {
-            let (offset, batch) =
-                record.map_err(|(offset, what)| WalProblem::Record { offset, what })?;
-            let mut batch_error = None;
-            let read = for_each_batch_entry(&batch, |e| {
-                let family = e.column_family;
-                if !manifest.column_families().contains_key(&family)
-                    || number < manifest.log_number(family)
-                {
-                    return;
-                }
-                let order = *self
-                    .orders
-                    .entry(family)
-                    .or_insert_with(|| manifest.key_order(family).ok());
-                let strip = |key: &[u8]| order.map_or(key, |o| o.strip(key)).to_vec();
-                match e.kind {
-                    Some(kind) => self
-                        .entries
-                        .entry((family, strip(e.key)))
-                        .or_default()
-                        .push(KeyEntry {
-                            kind,
-                            sequence: e.sequence,
-                        }),
-                    None if order.is_some() => {
-                        self.tombstones
-                            .push((family, strip(e.key), strip(e.end), e.sequence));
+            let (offset, batch) = match record {
+                Ok(record) => record,
+                Err((offset, what)) => {
+                    if what == (RecordProblem::UnknownType { kind: 9 }) {
+                        self.undecidable.insert(None);
                     }
-                    None => batch_error = Some("a range deletion under an unknown comparator"),
+                    return Err(WalProblem::Record { offset, what });
+                }
+            };
+            let read = for_each_batch_entry(&batch, |item| match item {
+                BatchItem::Entry(e) => {
+                    let family = e.column_family;
+                    let live = manifest.column_families().contains_key(&family);
+                    // LevelDB replays its logs whole.
+                    let flushed = manifest.is_rocksdb() && number < manifest.log_number(family);
+                    if live && !flushed {
+                        let owned = (family, e.kind, e.key.to_vec(), e.end.to_vec());
+                        match &mut self.preparing {
+                            Some(section) => section.push(owned),
+                            None => self.apply(owned, e.sequence, manifest),
+                        }
+                    }
+                }
+                BatchItem::Marker(Marker::BeginPrepare, _) => self.preparing = Some(Vec::new()),
+                BatchItem::Marker(Marker::EndPrepare(xid), _) => {
+                    let section = self.preparing.take().unwrap_or_default();
+                    self.prepared.insert(xid.to_vec(), section);
+                }
+                BatchItem::Marker(Marker::Commit(xid), sequence) => {
+                    let section = self.prepared.remove(xid).unwrap_or_default();
+                    for (i, owned) in section.into_iter().enumerate() {
+                        self.apply(owned, sequence.wrapping_add(i as u64), manifest);
+                    }
+                }
+                BatchItem::Marker(Marker::Rollback(xid), _) => {
+                    self.prepared.remove(xid);
                 }
             });
             if let Err(what) = read {
-                return Err(WalProblem::Batch { offset, what });
-            }
-            if let Some(what) = batch_error {
                 return Err(WalProblem::Batch { offset, what });
             }
         }
         Ok(())
     }
 
+    /// An entry (or range deletion) into its family's memtable.
+    fn apply(&mut self, (family, kind, key, end): Owned, sequence: u64, manifest: &Manifest) {
+        let order = *self
+            .orders
+            .entry(family)
+            .or_insert_with(|| manifest.key_order(family).ok());
+        let strip = |key: &[u8]| order.map_or(key, |o| o.strip(key)).to_vec();
+        match (kind, order) {
+            (Some(kind), _) => self
+                .entries
+                .entry((family, strip(&key)))
+                .or_default()
+                .push(KeyEntry { kind, sequence }),
+            (None, Some(_)) => self
+                .tombstones
+                .push((family, strip(&key), strip(&end), sequence)),
+            (None, None) => {
+                self.undecidable.insert(Some(family));
+            }
+        }
+    }
+
     /// What a `Get` of user key `key` (without a timestamp) in column
     /// family `family` meets in the memtables: the key's entries, newest
-    /// first, and the largest sequence number of the range tombstones
-    /// covering it (0: none).
-    pub fn get(&self, family: u32, key: &[u8]) -> (Vec<KeyEntry>, u64) {
+    /// first, the range tombstones covering it, and whether the memtable
+    /// holds what this crate cannot judge.
+    pub fn get(&self, family: u32, key: &[u8]) -> MemtableAnswer {
         let mut entries = self
             .entries
             .get(&(family, key.to_vec()))
@@ -240,12 +339,19 @@ impl Memtable {
             .map(|t| t.3)
             .max()
             .unwrap_or(0);
-        (entries, covering)
+        let undecidable =
+            self.undecidable.contains(&None) || self.undecidable.contains(&Some(family));
+        MemtableAnswer {
+            entries,
+            covering,
+            undecidable,
+        }
     }
 
-    /// Whether the memtables hold no entry and no range tombstone.
+    /// Whether the memtables hold no entry, no range tombstone, and
+    /// nothing this crate cannot judge.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty() && self.tombstones.is_empty()
+        self.entries.is_empty() && self.tombstones.is_empty() && self.undecidable.is_empty()
     }
 }
 
@@ -276,9 +382,11 @@ mod tests {
         ];
         let b = batch(100, &records);
         let mut seen = Vec::new();
-        for_each_batch_entry(&b, |e| {
-            let (key, end) = (e.key.to_vec(), e.end.to_vec());
-            seen.push((e.column_family, e.sequence, e.kind, key, end))
+        for_each_batch_entry(&b, |item| {
+            if let BatchItem::Entry(e) = item {
+                let (key, end) = (e.key.to_vec(), e.end.to_vec());
+                seen.push((e.column_family, e.sequence, e.kind, key, end))
+            }
         })
         .unwrap();
         let v = |x: &str| x.as_bytes().to_vec();

@@ -9,7 +9,7 @@
 pub enum EntryKind {
     /// 0x1 (and 0x18, a value with a preferred sequence number).
     Value,
-    /// 0x0, and 0x14 (a deletion with a timestamp).
+    /// 0x0, and 0x14 (a deletion with a timestamp, in a table).
     Deletion,
     /// 0x7: a single deletion.
     SingleDeletion,

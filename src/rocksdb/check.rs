@@ -268,7 +268,8 @@ impl Table<'_> {
     /// of the blocks starting there (every entry's user key, and its prefix
     /// unless the entry before in that filter had the same), by RocksDB's
     /// legacy Bloom filter (its signed hash). Bits per key are those the
-    /// first filter's probes allow (at most four are tried, in one pass).
+    /// first filter's probes allow (RocksDB rounds them to whole ones), or
+    /// past 43 those its size gives: at most four are tried, in one pass.
     fn check_block_based(
         &self,
         block: &[u8],
@@ -279,46 +280,37 @@ impl Table<'_> {
             Ok(stored) => stored,
             Err(e) => return Ok(Verdict::Filters(vec![Rebuild::unreadable(&e).finish(0)])),
         };
-        let probes = stored
-            .filters()
-            .find_map(|f| f.last().copied())
-            .unwrap_or(6);
-        let candidates: Vec<usize> = (1..=200usize)
+        // The first filter with keys: its probes, and its size in bytes.
+        let first = stored.filters().enumerate().find(|(_, f)| f.len() > 1);
+        let probes = first.map_or(6, |(_, f)| f[f.len() - 1]);
+        let mut candidates: Vec<usize> = (1..=43usize)
             .filter(|&b| ((b as f64 * 0.69) as usize).clamp(1, 30) == usize::from(probes))
-            .take(4)
             .collect();
+        if let (30, Some((index, filter))) = (probes, first) {
+            // 44 bits per key and more all give 30 probes: the bits per
+            // key are those that size that filter for its entries.
+            let mut n = 0u64;
+            self.block_filter_entries(whole, prefix, |offset, _| {
+                n += u64::from(offset >> 11 == index as u64)
+            })?;
+            let bytes = (filter.len() - 1) as u64;
+            candidates = (44..=1 << 16)
+                .filter(|&b| (n.saturating_mul(b as u64).max(64)).div_ceil(8) == bytes)
+                .take(4)
+                .collect();
+        }
         let mut builders: Vec<FilterBlockBuilder<BloomFilterPolicy>> = candidates
             .iter()
             .map(|&b| FilterBlockBuilder::new(BloomFilterPolicy::rocksdb_legacy(b)))
             .collect();
-        let (mut generated, mut block_at, mut last_prefix) = (0u64, None, None::<Vec<u8>>);
-        let mut entries = 0u64;
-        self.for_each_key(|key, offset| {
+        let (mut block_at, mut entries) = (None, 0u64);
+        self.block_filter_entries(whole, prefix, |offset, entry| {
             if block_at != Some(offset) {
                 block_at = Some(offset);
                 builders.iter_mut().for_each(|b| b.start_block(offset));
-                // A filter generated: its entries, and the last prefix, go.
-                if offset >> 11 > generated {
-                    generated = offset >> 11;
-                    last_prefix = None;
-                }
             }
-            let key = self.strip_timestamp(key);
-            if let Some(p) = prefix.of_key(key) {
-                // An empty last prefix is no prefix (`AddPrefix`).
-                if last_prefix
-                    .as_deref()
-                    .is_none_or(|last| last.is_empty() || last != p)
-                {
-                    builders.iter_mut().for_each(|b| b.add_key(p));
-                    last_prefix = Some(p.to_vec());
-                    entries += 1;
-                }
-            }
-            if whole {
-                builders.iter_mut().for_each(|b| b.add_key(key));
-                entries += 1;
-            }
+            builders.iter_mut().for_each(|b| b.add_key(entry));
+            entries += 1;
         })?;
         let report = |check| FilterReport {
             index: 0,
@@ -350,6 +342,42 @@ impl Table<'_> {
         Ok(Verdict::Filters(vec![report(FilterCheck::Mismatch {
             what,
         })]))
+    }
+}
+
+impl Table<'_> {
+    /// Each entry RocksDB 6.x's `BlockBasedFilterBlockBuilder::Add` puts in
+    /// a block-based filter, with the offset of its key's data block: the
+    /// key's prefix unless the one before in that filter was the same (an
+    /// empty one never counts as the one before), then the whole key.
+    fn block_filter_entries(
+        &self,
+        whole: bool,
+        prefix: Prefix,
+        mut each: impl FnMut(u64, &[u8]),
+    ) -> Result<(), Error> {
+        let (mut generated, mut last_prefix) = (0u64, None::<Vec<u8>>);
+        self.for_each_key(|key, offset| {
+            // A filter generated: its entries, and the last prefix, go.
+            if offset >> 11 > generated {
+                generated = offset >> 11;
+                last_prefix = None;
+            }
+            let key = self.strip_timestamp(key);
+            if let Some(p) = prefix.of_key(key) {
+                let repeated = last_prefix
+                    .as_deref()
+                    .is_some_and(|last| !last.is_empty() && last == p);
+                if !repeated {
+                    each(offset, p);
+                    last_prefix = Some(p.to_vec());
+                }
+            }
+            if whole {
+                each(offset, key);
+            }
+        })?;
+        Ok(())
     }
 }
 

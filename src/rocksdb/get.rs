@@ -13,14 +13,10 @@ use super::{find_meta, Table};
 impl Table<'_> {
     /// The entries of user key `key` (without a timestamp) in the data
     /// block at `handle`, newest first: those a `Get` reading the block
-    /// meets. At most `limit` are kept, so that a block of one key's many
-    /// versions sizes no work beyond its own bytes.
-    pub fn entries_in(
-        &self,
-        handle: BlockHandle,
-        key: &[u8],
-        limit: usize,
-    ) -> Result<Vec<KeyEntry>, Error> {
+    /// meets (as many as the block's bytes hold, no more). A key's entries
+    /// that go on into the next block are not read: RocksDB's `Get` reads
+    /// on there past merge operands.
+    pub fn entries_in(&self, handle: BlockHandle, key: &[u8]) -> Result<Vec<KeyEntry>, Error> {
         let (contents, _) = self.block(BlockKind::Data, handle)?;
         let (prefixed, interval) = (self.common_prefix(), self.props.data_restart_interval);
         let mut entries = Vec::new();
@@ -34,7 +30,7 @@ impl Table<'_> {
                 // A key's entries lie together: past them, no more.
                 return false;
             }
-            entries.len() < limit
+            true
         })?;
         Ok(entries)
     }

@@ -32,9 +32,13 @@ fn verify_exits_0_and_counts_what_it_cannot_check() {
         let tables: Vec<&serde_json::Value> =
             lines.iter().filter(|l| l["type"] == "table").collect();
         assert_eq!(tables.len(), db.db.live.len(), "{}", db.db.name);
-        let expect = match db.feature.as_str() {
-            "extractor" => "not-checked",
-            _ => "ok",
+        // RocksDB 6.28 names a fixed prefix extractor without its length.
+        let unknown_extractor =
+            db.feature == "extractor" || db.feature.starts_with("blockbased-prefix");
+        let expect = if unknown_extractor {
+            "not-checked"
+        } else {
+            "ok"
         };
         for table in &tables {
             // optimize_filters_for_hits: the last level's tables have none.
@@ -140,7 +144,13 @@ fn probe_answers_as_rocksdb_or_more_cautiously() {
     for db in deployed() {
         let families: std::collections::BTreeSet<&str> =
             db.db.gets.iter().map(|g| g.family.as_str()).collect();
-        let exact = !matches!(db.feature.as_str(), "comparator" | "extractor");
+        // The outcome is RocksDB's but under a custom comparator; the tables
+        // skipped too, but where the filter cannot be judged (a custom
+        // extractor; block-based filters, which RocksDB 7.0 and later ignore
+        // and 6.x reads).
+        let exact = db.feature != "comparator";
+        let same_skips =
+            exact && db.feature != "extractor" && !db.feature.starts_with("blockbased");
         let mut skipped = 0;
         for family in families {
             let gets: Vec<_> = db.db.gets.iter().filter(|g| g.family == family).collect();
@@ -155,9 +165,9 @@ fn probe_answers_as_rocksdb_or_more_cautiously() {
                 assert_eq!(answer["key_hex"], hex(&get.key));
                 let ours = answer["skipped_by_filter"].as_u64().unwrap();
                 let theirs = get.useful.unwrap();
-                match exact {
+                match same_skips {
                     true => assert_eq!(ours, theirs, "{what}"),
-                    false => assert!(ours <= theirs || db.feature == "comparator", "{what}"),
+                    false => assert!(ours <= theirs || !exact, "{what}"),
                 }
                 skipped += ours;
                 let outcome = answer["outcome"].as_str().unwrap();
@@ -170,7 +180,7 @@ fn probe_answers_as_rocksdb_or_more_cautiously() {
                 }
             }
         }
-        assert!(skipped > 0 || db.feature == "extractor", "{}", db.db.name);
+        assert!(skipped > 0 || !same_skips && exact, "{}", db.db.name);
     }
 }
 
