@@ -173,7 +173,8 @@ impl fmt::Display for Error {
             Error::Unsupported { what, found } => write!(f, "unsupported {what}: found {found}"),
             Error::UnknownComparator { ref name } => write!(
                 f,
-                "keys ordered by comparator {name:?}, whose order only its own code knows (known: leveldb.BytewiseComparator, rocksdb.ReverseBytewiseComparator and their .u64ts forms)"
+                "keys ordered by comparator {name:?}, whose order only its own code knows (known: {})",
+                crate::format::KNOWN_COMPARATORS
             ),
             Error::CustomCompression {
                 block,

@@ -497,7 +497,8 @@ impl fmt::Display for ManifestError {
             ),
             ManifestError::UnknownComparator { name } => write!(
                 f,
-                "keys are ordered by comparator {name:?}, whose order only its own code knows (known: leveldb.BytewiseComparator, rocksdb.ReverseBytewiseComparator and their .u64ts forms)"
+                "keys are ordered by comparator {name:?}, whose order only its own code knows (known: {})",
+                crate::format::KNOWN_COMPARATORS
             ),
         }
     }

@@ -330,11 +330,7 @@ impl Memtable {
             .tombstones
             .iter()
             .filter(|(f, start, end, _)| {
-                *f == family
-                    && order.is_some_and(|o| {
-                        let o = o.without_timestamps();
-                        o.compare(start, key).is_le() && o.compare(key, end).is_lt()
-                    })
+                *f == family && order.is_some_and(|o| o.range_covers(start, end, key))
             })
             .map(|t| t.3)
             .max()

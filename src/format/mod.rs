@@ -17,8 +17,8 @@ pub(crate) use block::too_large;
 pub(crate) use block::{snappy, stored_block, uncompressed_limit, unmask};
 pub use block::{Block, BlockIter, Entry, KEY_EXPANSION, MAX_SNAPPY_EXPANSION};
 pub use entry::{EntryKind, KeyEntry};
-pub(crate) use order::without_timestamp;
 pub use order::KeyOrder;
+pub(crate) use order::{without_timestamp, KNOWN_COMPARATORS};
 
 /// The magic number that ends every LevelDB table.
 pub const TABLE_MAGIC: u64 = 0xdb4775248b80fb57;

@@ -81,6 +81,13 @@ impl KeyOrder {
         }
     }
 
+    /// Whether a range tombstone over `[start, end)` covers `key` (all
+    /// three without timestamps), as `MaxCoveringTombstoneSeqnum` judges.
+    pub fn range_covers(self, start: &[u8], end: &[u8], key: &[u8]) -> bool {
+        self.compare_without_timestamp(start, key).is_le()
+            && self.compare_without_timestamp(key, end).is_lt()
+    }
+
     /// Two stored user keys (with their timestamps), as the comparator
     /// compares them: without timestamps, then the newer timestamp first.
     pub fn compare(self, a: &[u8], b: &[u8]) -> Ordering {
@@ -89,6 +96,10 @@ impl KeyOrder {
             .then_with(|| timestamp(&b[kb.len()..]).cmp(&timestamp(&a[ka.len()..])))
     }
 }
+
+/// The comparators [`KeyOrder::of`] knows, for messages naming another.
+pub(crate) const KNOWN_COMPARATORS: &str =
+    "leveldb.BytewiseComparator, rocksdb.ReverseBytewiseComparator and their .u64ts forms";
 
 /// A user key without its last `size` bytes, a timestamp; whole where it
 /// is shorter.
@@ -137,6 +148,13 @@ mod tests {
         let reverse = KeyOrder::ReverseBytewiseU64Ts;
         assert_eq!(reverse.compare(&key(b"a", 1), &key(b"b", 9)), Greater);
         assert_eq!(reverse.compare(&key(b"a", 9), &key(b"a", 1)), Less);
+        // A tombstone covers its start, not its end, in either order.
+        assert!(order.range_covers(b"b", b"d", b"b"));
+        assert!(order.range_covers(b"b", b"d", b"c"));
+        assert!(!order.range_covers(b"b", b"d", b"d"));
+        assert!(!order.range_covers(b"b", b"d", b"a"));
+        assert!(reverse.range_covers(b"d", b"b", b"c"));
+        assert!(!reverse.range_covers(b"d", b"b", b"b"));
         // A key shorter than a timestamp is left whole.
         assert_eq!(order.strip(b"abc"), b"abc");
         assert_eq!(KeyOrder::Bytewise.strip(b"abc"), b"abc");

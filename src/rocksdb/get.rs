@@ -3,7 +3,7 @@
 //! tombstones (`rocksdb.range_del`) that cover the key.
 
 use crate::error::Corruption;
-use crate::format::{BlockHandle, BlockKind, EntryKind, KeyEntry, KeyOrder};
+use crate::format::{BlockHandle, BlockKind, EntryKind, KeyEntry};
 use crate::Error;
 
 use super::blocks::for_each_internal_key;
@@ -66,41 +66,15 @@ impl Table<'_> {
                 .checked_sub(8)
                 .ok_or(corrupt(Corruption::KeyShorterThanTag))?;
             let tag = u64::from_le_bytes(start[split..].try_into().expect("8 bytes"));
-            if covers(
-                order,
-                (
-                    self.strip_timestamp(&start[..split]),
-                    self.strip_timestamp(cursor.value()),
-                ),
-                key,
-            ) {
+            let (start, end) = (
+                self.strip_timestamp(&start[..split]),
+                self.strip_timestamp(cursor.value()),
+            );
+            if order.range_covers(start, end, key) {
                 covering = covering.max(tag >> 8);
             }
             more = cursor.advance().map_err(corrupt)?;
         }
         Ok(covering)
-    }
-}
-
-/// Whether the tombstone over `[start, end)` covers `key`.
-fn covers(order: KeyOrder, (start, end): (&[u8], &[u8]), key: &[u8]) -> bool {
-    let order = order.without_timestamps();
-    order.compare(start, key).is_le() && order.compare(key, end).is_lt()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_tombstone_covers_its_start_not_its_end() {
-        let order = KeyOrder::Bytewise;
-        assert!(covers(order, (b"b", b"d"), b"b"));
-        assert!(covers(order, (b"b", b"d"), b"c"));
-        assert!(!covers(order, (b"b", b"d"), b"d"));
-        assert!(!covers(order, (b"b", b"d"), b"a"));
-        let reverse = KeyOrder::ReverseBytewise;
-        assert!(covers(reverse, (b"d", b"b"), b"c"));
-        assert!(!covers(reverse, (b"d", b"b"), b"b"));
     }
 }
