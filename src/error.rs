@@ -35,6 +35,16 @@ pub enum Error {
         /// Length of the file.
         file_len: u64,
     },
+    /// Bytes of the file could not be read: an I/O error, or the file
+    /// shrank since it was opened.
+    Read {
+        /// Where the read started.
+        offset: u64,
+        /// How many bytes it asked for.
+        len: u64,
+        /// What went wrong.
+        what: String,
+    },
     /// A block's CRC-32C does not match its trailer.
     ChecksumMismatch {
         /// Which block.
@@ -118,7 +128,7 @@ pub enum Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
+        match self {
             Error::TruncatedFooter { len } => write!(
                 f,
                 "truncated footer: the file is {len} bytes, a table ends with a 48-byte footer"
@@ -130,6 +140,9 @@ impl fmt::Display for Error {
             ),
             Error::BadFooterHandle => write!(f, "corrupt footer: a block handle is not two varint64s"),
             Error::BadFooter { what } => write!(f, "corrupt footer: {what}"),
+            Error::Read { offset, len, what } => {
+                write!(f, "reading {len} bytes at offset {offset}: {what}")
+            }
             Error::HandlePastEnd {
                 block,
                 handle,
@@ -372,7 +385,7 @@ pub enum FooterProblem {
 
 impl fmt::Display for FooterProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
+        match self {
             FooterProblem::ExtendedMagic { found } => {
                 write!(f, "extended magic {found:#010x}, expected 0x007a003e")
             }
@@ -478,7 +491,7 @@ pub enum FilterBlockError {
 
 impl fmt::Display for FilterBlockError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
+        match self {
             FilterBlockError::BlockTooShort { len } => {
                 write!(f, "filter block is {len} bytes, expected at least 5")
             }

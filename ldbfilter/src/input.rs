@@ -1,12 +1,13 @@
 //! Reading what a command is given: text (stdin, hex files, key lists) up to
 //! a limit, hex with errors that name the offending character, and table
 //! files, which must be regular files and are checked from their footer
-//! before they are read whole.
+//! before they are read, a block at a time.
 
 use std::fs::File;
 use std::io::{self, BufRead, Read, Seek, SeekFrom};
 use std::path::Path;
 
+use leveldb_filter::format::TableFile;
 use leveldb_filter::rocksdb::Footer;
 use leveldb_filter::Error;
 
@@ -249,12 +250,12 @@ pub fn read_hex_file(path: &Path) -> Result<Vec<u8>, Failure> {
     parse_hex(text.trim()).map_err(file_error)
 }
 
-/// A table file, read whole once its footer looks like a table's: a regular
-/// file (not a directory, device or FIFO, which could block or never end),
-/// whose last 8 bytes are one of `magics` and whose footer reads and names
-/// blocks inside the file. A file that is not a table is refused from its
-/// last bytes, without reading the rest.
-pub fn read_table_file(path: &Path, magics: &[u64], footer_len: u64) -> Result<Vec<u8>, Failure> {
+/// A table file, opened to be read by block once its footer looks like a
+/// table's: a regular file (not a directory, device or FIFO, which could
+/// block or never end), whose last 8 bytes are one of `magics` and whose
+/// footer reads and names blocks inside the file. A file that is not a
+/// table is refused from its last bytes, without reading the rest.
+pub fn open_table_file(path: &Path, magics: &[u64], footer_len: u64) -> Result<TableFile, Failure> {
     let file_error = |what: String| Failure::File {
         path: path.to_owned(),
         what,
@@ -295,24 +296,8 @@ pub fn read_table_file(path: &Path, magics: &[u64], footer_len: u64) -> Result<V
         return Err(file_error(Error::BadMagic { found }.to_string()));
     }
     Footer::read_end(&end, len).map_err(|e| file_error(e.to_string()))?;
-    let unreadable = |what: String| Failure::Unreadable {
-        path: path.to_owned(),
-        what,
-    };
-    let size = usize::try_from(len).map_err(|_| unreadable("too large to read".into()))?;
-    let mut bytes = Vec::new();
-    bytes
-        .try_reserve_exact(size)
-        .map_err(|_| unreadable(format!("{len} bytes: not enough memory to read it")))?;
-    file.rewind().map_err(io_error)?;
-    file.take(len).read_to_end(&mut bytes).map_err(io_error)?;
-    if bytes.len() as u64 != len {
-        return Err(unreadable(format!(
-            "changed while being read: {} bytes read, {len} expected",
-            bytes.len()
-        )));
-    }
-    Ok(bytes)
+    // Read from here a block at a time.
+    TableFile::new(file).map_err(io_error)
 }
 
 #[cfg(unix)]

@@ -27,6 +27,7 @@ use crate::report::{
 use crate::tables::{variant_word, Detect, ErrorJson, Format, Loaded};
 use crate::targets::{read_database, Database, Target};
 use crate::{Failure, Status};
+use leveldb_filter::format::TableFile;
 
 #[derive(Args)]
 pub struct ProbeArgs {
@@ -209,13 +210,13 @@ fn leveldb(
     loaded: &Loaded,
     stdout: &mut impl Write,
 ) -> Result<Option<String>, Failure> {
-    let table = Table::open_for_lookups(&loaded.bytes).map_err(table_error(path))?;
+    let table = Table::open_for_lookups(&loaded.file).map_err(table_error(path))?;
     // One pass over the data blocks that checks them: where it passes,
     // detection takes its statistics; a checksum that fails is said
     // after the answers (LevelDB's lookups check none). A data block
     // that does not read leaves the lookups of the others standing, as
     // in LevelDB: detection then takes what reads.
-    let checked = Table::open(&loaded.bytes).and_then(|table| table.key_stats());
+    let checked = Table::open(&loaded.file).and_then(|table| table.key_stats());
     let evidence = Evidence::Reads(checked.as_ref().ok());
     let Detected {
         key_format: format,
@@ -275,7 +276,7 @@ fn rocksdb(
     loaded: &Loaded,
     stdout: &mut impl Write,
 ) -> Result<Option<String>, Failure> {
-    let sst = rocksdb::Table::open(&loaded.bytes).map_err(table_error(path))?;
+    let sst = rocksdb::Table::open(&loaded.file).map_err(table_error(path))?;
     if sst.key_order().is_none() {
         crate::report::say(format_args!(
             "{}: note: keys ordered by comparator {}, whose order only its own code knows: no data block is sought (offset -), and a key is absent only where every filter of the table rules it out",
@@ -337,7 +338,6 @@ fn database(
         database: &database,
         detect: &args.detect,
         loaded: HashMap::new(),
-        bytes: 0,
     };
     // RocksDB's `optimize_filters_for_hits`: the last level's filters are
     // not consulted.
@@ -641,24 +641,27 @@ const UNORDERED: &str = "may-match-unordered";
 /// "may match".
 const MAY_NOT_FOUND: &str = MAY_MATCH;
 
-/// The database's tables, read as the keys need them (up to
-/// [`MAX_HELD`] bytes held at once), with how each one's filter hashes.
+/// The database's tables, opened as the keys need them (up to
+/// [`MAX_HELD`] files, their kept blocks up to [`MAX_KEPT`] bytes), with
+/// how each one's filter hashes.
 struct Tables<'d> {
     database: &'d Database,
     detect: &'d crate::tables::Detect,
     loaded: HashMap<u64, Held>,
-    bytes: usize,
 }
 
-/// A table read, and for LevelDB's, the filter's variant.
+/// A table file open, its format, and for LevelDB's, the filter's variant.
 struct Held {
     path: PathBuf,
-    bytes: Vec<u8>,
+    file: TableFile,
+    format: Format,
     variant: Option<HashVariant>,
 }
 
-/// The most bytes of tables `probe` holds between keys.
-const MAX_HELD: usize = 1 << 30;
+/// The most table files `probe` holds open between keys.
+const MAX_HELD: usize = 256;
+/// The most bytes of kept blocks (filters, metaindexes) held between keys.
+const MAX_KEPT: u64 = 1 << 30;
 
 impl Tables<'_> {
     /// What a `Get` of `key` meets at the live table `live`, where the
@@ -678,10 +681,10 @@ impl Tables<'_> {
             Ok(held) => held,
             Err(path) => return (path, TableStep::Corrupt, 0),
         };
-        let answer = match Format::of(&held.bytes) {
+        let answer = match held.format {
             Format::LevelDb if !known => Ok((TableStep::Unordered, 0)),
             Format::LevelDb => leveldb_step(held, key).map(|step| (step, 0)),
-            Format::RocksDb => rocksdb_step(&held.bytes, key, skip_filter),
+            Format::RocksDb => rocksdb_step(&held.file, key, skip_filter),
         };
         let (step, covering) = answer.unwrap_or((TableStep::Corrupt, 0));
         (held.path.clone(), step, covering)
@@ -698,21 +701,22 @@ impl Tables<'_> {
                 path: path.clone(),
                 live: None,
             };
-            let mut bytes = Loaded::read(&target).map_err(|_| path.clone())?.bytes;
+            let file = Loaded::read(&target).map_err(|_| path.clone())?.file;
             // The engines open a table at the size the MANIFEST records:
             // its footer is read there.
-            if (bytes.len() as u64) < live.size {
+            if file.len() < live.size {
                 return Err(path);
             }
-            bytes.truncate(live.size as usize);
-            if self.bytes + bytes.len() > MAX_HELD {
+            let file = file.prefix(live.size);
+            let kept: u64 = self.loaded.values().map(|h| h.file.kept_bytes()).sum();
+            if self.loaded.len() >= MAX_HELD || kept > MAX_KEPT {
                 self.loaded.clear();
-                self.bytes = 0;
             }
-            let variant = match Format::of(&bytes) {
+            let format = Format::of(&file);
+            let variant = match format {
                 Format::RocksDb => None,
                 Format::LevelDb => {
-                    let table = Table::open_for_lookups(&bytes).map_err(|_| path.clone())?;
+                    let table = Table::open_for_lookups(&file).map_err(|_| path.clone())?;
                     let options = VerifyOptions {
                         key_format: Some(KeyFormat::Internal),
                         ..self.detect.options(None)
@@ -723,12 +727,12 @@ impl Tables<'_> {
                         .and_then(|f| f.variant)
                 }
             };
-            self.bytes += bytes.len();
             self.loaded.insert(
                 live.number,
                 Held {
                     path,
-                    bytes,
+                    file,
+                    format,
                     variant,
                 },
             );
@@ -739,7 +743,7 @@ impl Tables<'_> {
 
 /// LevelDB's `Table::InternalGet` at a database's table.
 fn leveldb_step(held: &Held, key: &[u8]) -> Result<TableStep, leveldb_filter::Error> {
-    let table = Table::open_for_lookups(&held.bytes)?;
+    let table = Table::open_for_lookups(&held.file)?;
     let policy = held
         .variant
         .map(|v| BloomFilterPolicy::new(10).with_hash(v));
@@ -778,11 +782,11 @@ fn leveldb_step(held: &Held, key: &[u8]) -> Result<TableStep, leveldb_filter::Er
 /// tombstones reach further is ruled out by it, and counted so), then the
 /// key's entries in the data block.
 fn rocksdb_step(
-    bytes: &[u8],
+    file: &TableFile,
     key: &[u8],
     skip_filter: bool,
 ) -> Result<(TableStep, u64), leveldb_filter::Error> {
-    let sst = rocksdb::Table::open(bytes)?;
+    let sst = rocksdb::Table::open(file)?;
     let may_match = |may_match: bool| may_match || skip_filter;
     let covering = match sst.key_order() {
         Some(_) => sst.covering_tombstone(key)?,

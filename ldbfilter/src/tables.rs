@@ -10,6 +10,7 @@ use std::sync::mpsc;
 
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use leveldb_filter::format::TableFile;
 use leveldb_filter::format::TABLE_MAGIC;
 use leveldb_filter::leveldb::{FilterFound, KeyFormat, KeyStats, Table, VerifyOptions, FOOTER_LEN};
 use leveldb_filter::rocksdb::{self, is_rocksdb_table, FilterBits, ROCKSDB_MAGIC};
@@ -61,18 +62,18 @@ pub(crate) enum Format {
 }
 
 impl Format {
-    /// The format of a table file's bytes.
-    pub(crate) fn of(bytes: &[u8]) -> Format {
-        match is_rocksdb_table(bytes) {
+    /// The format of a table file.
+    pub(crate) fn of(file: &TableFile) -> Format {
+        match is_rocksdb_table(file) {
             true => Format::RocksDb,
             false => Format::LevelDb,
         }
     }
 }
 
-/// A table file, read whole.
+/// A table file, opened to be read by block.
 pub(crate) struct Loaded {
-    pub(crate) bytes: Vec<u8>,
+    pub(crate) file: TableFile,
 }
 
 impl Loaded {
@@ -100,18 +101,18 @@ impl Loaded {
             }
         }
         let magics = [TABLE_MAGIC, ROCKSDB_MAGIC];
-        let bytes = input::read_table_file(path, &magics, FOOTER_LEN as u64)?;
-        Ok(Loaded { bytes })
+        let file = input::open_table_file(path, &magics, FOOTER_LEN as u64)?;
+        Ok(Loaded { file })
     }
 
     /// RocksDB's (its magic, or LevelDB's with a RocksDB filter), or LevelDB's.
     pub(crate) fn format(&self) -> Format {
-        Format::of(&self.bytes)
+        Format::of(&self.file)
     }
 
     /// The table and one pass over its keys.
     pub(crate) fn open(&self, path: &Path) -> Result<(Table<'_>, KeyStats), Failure> {
-        let table = Table::open(&self.bytes).map_err(table_error(path))?;
+        let table = Table::open(&self.file).map_err(table_error(path))?;
         let stats = table.key_stats().map_err(table_error(path))?;
         Ok((table, stats))
     }
@@ -549,8 +550,8 @@ pub(crate) fn filters<'s>(sst: &'s rocksdb::Table<'_>) -> Vec<Result<&'s FilterB
 
 impl<'a> Opened<'a> {
     /// The table, its keys walked, and its filter checked against them.
-    pub(crate) fn read(path: &Path, bytes: &'a [u8]) -> Result<Opened<'a>, Failure> {
-        let sst = rocksdb::Table::open(bytes).map_err(table_error(path))?;
+    pub(crate) fn read(path: &Path, file: &'a TableFile) -> Result<Opened<'a>, Failure> {
+        let sst = rocksdb::Table::open(file).map_err(table_error(path))?;
         let mut range: Option<(Vec<u8>, Vec<u8>)> = None;
         let walk = sst
             .for_each_key(|key, _| match &mut range {

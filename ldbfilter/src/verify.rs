@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use clap::Args;
+use leveldb_filter::format::TableFile;
 use leveldb_filter::leveldb::{verify_filter, Verdict};
 use leveldb_filter::rocksdb::{self, FilterCheck, FilterReport};
 
@@ -41,7 +42,7 @@ pub fn run(args: &VerifyArgs) -> Status {
         let loaded = Loaded::read(target)?;
         let (format, (line, ok)) = match loaded.format() {
             Format::LevelDb => ("leveldb", leveldb_line(args, path, &loaded)?),
-            Format::RocksDb => ("rocksdb", rocksdb_line(path, &loaded.bytes)?),
+            Format::RocksDb => ("rocksdb", rocksdb_line(path, &loaded.file)?),
         };
         let not_checked = line.status == "not-checked";
         let ok = ok || (not_checked && !args.strict);
@@ -159,10 +160,10 @@ fn leveldb_line(args: &VerifyArgs, path: &Path, loaded: &Loaded) -> Result<(Line
 
 /// A RocksDB table's line: `OK` where every filter rebuilds, else what is
 /// wrong; whether all is well.
-fn rocksdb_line(path: &Path, bytes: &[u8]) -> Result<(Line, bool), Failure> {
+fn rocksdb_line(path: &Path, file: &TableFile) -> Result<(Line, bool), Failure> {
     let Opened {
         sst, check, walk, ..
-    } = Opened::read(path, bytes)?;
+    } = Opened::read(path, file)?;
     let name = sst.filter_name().map(escaped).unwrap_or_default();
     if let Some((before, after)) = &walk.out_of_order {
         let order =

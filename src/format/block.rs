@@ -14,7 +14,7 @@ use std::cmp::Ordering;
 
 use byteorder::{ByteOrder, LittleEndian};
 
-use super::{varint32, BlockHandle, BlockKind, Compression, BLOCK_TRAILER_LEN};
+use super::{varint32, BlockHandle, BlockKind, Compression, Source, BLOCK_TRAILER_LEN};
 use crate::error::{Corruption, Limit};
 use crate::Error;
 
@@ -48,8 +48,11 @@ impl Block<'_> {
 
 /// The most a block may uncompress to in a file of `file_len` bytes: twice
 /// the file's size plus 8 MiB.
-pub(crate) fn uncompressed_limit(file_len: usize) -> usize {
-    file_len.saturating_mul(2).saturating_add(8 << 20)
+pub(crate) fn uncompressed_limit(file_len: u64) -> usize {
+    usize::try_from(file_len)
+        .unwrap_or(usize::MAX)
+        .saturating_mul(2)
+        .saturating_add(8 << 20)
 }
 
 /// The error for an uncompressed size past `limit` (at most
@@ -67,7 +70,7 @@ pub(crate) fn too_large(kind: BlockKind, handle: BlockHandle, found: u64, limit:
 /// A Snappy block's contents, uncompressed, within the bounds its own size
 /// and the file's allow.
 pub(crate) fn snappy(
-    file_len: usize,
+    file_len: u64,
     kind: BlockKind,
     handle: BlockHandle,
     contents: &[u8],
@@ -96,24 +99,56 @@ pub(crate) fn snappy(
 }
 
 /// A block's contents and its 5-byte trailer (type byte, checksum), once the
-/// handle is found to lie inside `file`.
-pub(crate) fn stored_block(
-    file: &[u8],
+/// handle is found to lie inside the file: borrowed from memory or read now.
+pub(crate) fn stored_block<'a>(
+    source: Source<'a>,
     kind: BlockKind,
     handle: BlockHandle,
-) -> Result<(&[u8], &[u8]), Error> {
-    let end = handle
+) -> Result<(Cow<'a, [u8]>, [u8; 5]), Error> {
+    let len = stored_len(source, kind, handle)?;
+    let split =
+        |stored: &[u8]| -> [u8; 5] { stored[handle.size as usize..].try_into().expect("5 bytes") };
+    Ok(match source.read(handle.offset, len)? {
+        Cow::Borrowed(stored) => (
+            Cow::Borrowed(&stored[..handle.size as usize]),
+            split(stored),
+        ),
+        Cow::Owned(mut stored) => {
+            let trailer = split(&stored);
+            stored.truncate(handle.size as usize);
+            (Cow::Owned(stored), trailer)
+        }
+    })
+}
+
+/// As [`stored_block`], for a block the table keeps while open: read once
+/// per file.
+pub(crate) fn kept_block<'a>(
+    source: Source<'a>,
+    kind: BlockKind,
+    handle: BlockHandle,
+) -> Result<(&'a [u8], [u8; 5]), Error> {
+    let len = stored_len(source, kind, handle)?;
+    let (contents, trailer) = source
+        .kept(handle.offset, len)?
+        .split_at(handle.size as usize);
+    Ok((contents, trailer.try_into().expect("5 bytes")))
+}
+
+/// The length of the block and its trailer, once they are found inside the
+/// file.
+fn stored_len(source: Source<'_>, kind: BlockKind, handle: BlockHandle) -> Result<usize, Error> {
+    handle
         .offset
         .checked_add(handle.size)
         .and_then(|e| e.checked_add(BLOCK_TRAILER_LEN))
-        .filter(|&e| e <= file.len() as u64)
+        .filter(|&e| e <= source.len())
+        .map(|_| (handle.size + BLOCK_TRAILER_LEN) as usize)
         .ok_or(Error::HandlePastEnd {
             block: kind,
             handle,
-            file_len: file.len() as u64,
-        })?;
-    let stored = &file[handle.offset as usize..end as usize];
-    Ok(stored.split_at(handle.size as usize))
+            file_len: source.len(),
+        })
 }
 
 /// An entry of a block: its key (in the cursor's buffer) and its value.

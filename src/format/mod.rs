@@ -1,5 +1,6 @@
 //! The block-based table format LevelDB and RocksDB share: block handles,
 //! the 5-byte block trailer, which block is which, how a block is stored,
+//! where a table's bytes come from (memory, or a file read by block),
 //! blocks read within stated bounds, the cursor over their entries, and
 //! what can be wrong with them. [`leveldb`](crate::leveldb) and
 //! [`rocksdb`](crate::rocksdb) build on it; it builds on nothing of theirs.
@@ -9,16 +10,18 @@ use std::fmt;
 mod block;
 mod entry;
 mod order;
+mod source;
 
 pub use crate::error::{Corruption, Field, Limit};
 // RocksDB's compressed blocks alone (the `codecs` feature) need `too_large` here.
 #[cfg(feature = "codecs")]
 pub(crate) use block::too_large;
-pub(crate) use block::{snappy, stored_block, uncompressed_limit, unmask};
+pub(crate) use block::{kept_block, snappy, stored_block, uncompressed_limit, unmask};
 pub use block::{Block, BlockIter, Entry, KEY_EXPANSION, MAX_SNAPPY_EXPANSION};
 pub use entry::{EntryKind, KeyEntry};
 pub use order::KeyOrder;
 pub(crate) use order::{without_timestamp, KNOWN_COMPARATORS};
+pub use source::{Source, TableFile};
 
 /// The magic number that ends every LevelDB table.
 pub const TABLE_MAGIC: u64 = 0xdb4775248b80fb57;

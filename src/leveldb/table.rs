@@ -34,8 +34,8 @@ use std::borrow::Cow;
 use byteorder::{ByteOrder, LittleEndian};
 
 use crate::format::{
-    snappy, stored_block, unmask, Block, BlockHandle, BlockKind, Compression, Corruption,
-    BLOCK_TRAILER_LEN, TABLE_MAGIC,
+    kept_block, snappy, stored_block, unmask, Block, BlockHandle, BlockKind, Compression,
+    Corruption, Source, BLOCK_TRAILER_LEN, TABLE_MAGIC,
 };
 use crate::Error;
 
@@ -82,7 +82,7 @@ pub struct BlockEntry {
 /// ```
 #[derive(Clone, Debug)]
 pub struct Table<'a> {
-    file: &'a [u8],
+    file: Source<'a>,
     metaindex_handle: BlockHandle,
     index_handle: BlockHandle,
     index: Block<'a>,
@@ -112,14 +112,14 @@ pub struct TableFilter<'a> {
 impl<'a> Table<'a> {
     /// Reads the footer, the index, the metaindex and the filter block,
     /// checking their checksums.
-    pub fn open(file: &'a [u8]) -> Result<Self, Error> {
-        Self::open_as(file, Open::Strict { checksums: true })
+    pub fn open(file: impl Into<Source<'a>>) -> Result<Self, Error> {
+        Self::open_as(file.into(), Open::Strict { checksums: true })
     }
 
     /// As [`Table::open`], but skipping every checksum, as LevelDB does unless
     /// `verify_checksums` or `paranoid_checks` is set.
-    pub fn open_unchecked(file: &'a [u8]) -> Result<Self, Error> {
-        Self::open_as(file, Open::Strict { checksums: false })
+    pub fn open_unchecked(file: impl Into<Source<'a>>) -> Result<Self, Error> {
+        Self::open_as(file.into(), Open::Strict { checksums: false })
     }
 
     /// Opens the table as LevelDB's `Table::Open` does for lookups
@@ -135,18 +135,16 @@ impl<'a> Table<'a> {
     ///
     /// [`Table::open`] is for checking a table: there every block must be
     /// sound, its checksum too.
-    pub fn open_for_lookups(file: &'a [u8]) -> Result<Self, Error> {
-        Self::open_as(file, Open::Lookups)
+    pub fn open_for_lookups(file: impl Into<Source<'a>>) -> Result<Self, Error> {
+        Self::open_as(file.into(), Open::Lookups)
     }
 
-    fn open_as(file: &'a [u8], how: Open) -> Result<Self, Error> {
+    fn open_as(file: Source<'a>, how: Open) -> Result<Self, Error> {
         let verify_checksums = matches!(how, Open::Strict { checksums: true });
-        let Some(footer_at) = file.len().checked_sub(FOOTER_LEN) else {
-            return Err(Error::TruncatedFooter {
-                len: file.len() as u64,
-            });
+        let Some(footer_at) = file.len().checked_sub(FOOTER_LEN as u64) else {
+            return Err(Error::TruncatedFooter { len: file.len() });
         };
-        let footer = &file[footer_at..];
+        let footer = file.read(footer_at, FOOTER_LEN)?;
         let magic = LittleEndian::read_u64(&footer[40..]);
         if magic != TABLE_MAGIC {
             return Err(Error::BadMagic { found: magic });
@@ -226,8 +224,8 @@ impl<'a> Table<'a> {
         Ok(None)
     }
 
-    /// The file's bytes.
-    pub fn file(&self) -> &'a [u8] {
+    /// Where the table's bytes come from (and the file's length).
+    pub fn source(&self) -> Source<'a> {
         self.file
     }
 
@@ -321,10 +319,15 @@ impl<'a> Table<'a> {
     /// Reads a block: checks that it lies inside the file, checks its CRC-32C
     /// (unless opened unchecked) and uncompresses it.
     pub fn read_block(&self, kind: BlockKind, handle: BlockHandle) -> Result<Block<'a>, Error> {
-        let (contents, trailer) = stored_block(self.file, kind, handle)?;
+        let (contents, trailer) = match kind {
+            BlockKind::Data => stored_block(self.file, kind, handle)?,
+            // The blocks a table holds while open: read once per file,
+            // however often it is opened.
+            _ => kept_block(self.file, kind, handle).map(|(c, t)| (Cow::Borrowed(c), t))?,
+        };
         if self.verify_checksums {
             let expected = unmask(LittleEndian::read_u32(&trailer[1..]));
-            let found = crc32c::crc32c_append(crc32c::crc32c(contents), &trailer[..1]);
+            let found = crc32c::crc32c_append(crc32c::crc32c(&contents), &trailer[..1]);
             if expected != found {
                 return Err(Error::ChecksumMismatch {
                     block: kind,
@@ -335,10 +338,10 @@ impl<'a> Table<'a> {
             }
         }
         let (compression, contents) = match trailer[0] {
-            0 => (Compression::None, Cow::Borrowed(contents)),
+            0 => (Compression::None, contents),
             1 => (
                 Compression::Snappy,
-                Cow::Owned(snappy(self.file.len(), kind, handle, contents)?),
+                Cow::Owned(snappy(self.file.len(), kind, handle, &contents)?),
             ),
             2 => {
                 return Err(Error::UnsupportedCompression {

@@ -32,18 +32,18 @@ pub(crate) const MAX_RATIO: usize = 1032;
 /// is the table's compression dictionary (empty for none), with which
 /// RocksDB compresses Zlib, LZ4 and Zstd data blocks.
 pub(crate) fn uncompress<'a>(
-    file_len: usize,
+    file_len: u64,
     kind: BlockKind,
     handle: BlockHandle,
-    contents: &'a [u8],
+    contents: Cow<'a, [u8]>,
     (type_byte, format_version): (u8, u32),
     dict: &[u8],
 ) -> Result<(Compression, Cow<'a, [u8]>), Error> {
     let (compression, data) = match type_byte {
-        0 => return Ok((Compression::None, Cow::Borrowed(contents))),
+        0 => return Ok((Compression::None, contents)),
         1 => (
             Compression::Snappy,
-            snappy(file_len, kind, handle, contents)?,
+            snappy(file_len, kind, handle, &contents)?,
         ),
         2..=5 | 7 | 0x40 => {
             let at = Place {
@@ -52,7 +52,7 @@ pub(crate) fn uncompress<'a>(
                 handle,
                 dict,
             };
-            codec(at, contents, type_byte, format_version >= 2)?
+            codec(at, &contents, type_byte, format_version >= 2)?
         }
         // Xpress (6, Windows only), and types RocksDB does not write
         // (0x80 and up: a custom compression manager's, format_version 7).
@@ -71,7 +71,7 @@ pub(crate) fn uncompress<'a>(
 #[derive(Clone, Copy)]
 struct Place<'d> {
     #[cfg_attr(not(feature = "codecs"), allow(dead_code))]
-    file_len: usize,
+    file_len: u64,
     kind: BlockKind,
     handle: BlockHandle,
     #[cfg_attr(not(feature = "codecs"), allow(dead_code))]
@@ -432,7 +432,7 @@ mod tests {
                 1000,
                 BlockKind::Data,
                 handle,
-                &[9, 1, 2, 3],
+                Cow::Borrowed(&[9, 1, 2, 3]),
                 (type_byte, 5),
                 &[],
             );

@@ -69,7 +69,7 @@ full_filter_policies!(FastLocalBloomBuilder, LegacyBloomBuilder, RibbonBuilder);
 
 pub use crate::error::FooterProblem;
 use crate::error::{Corruption, Field, Limit};
-use crate::format::{stored_block, uncompressed_limit};
+use crate::format::{kept_block, stored_block, uncompressed_limit, Source};
 use crate::format::{varint64, BlockHandle, BlockKind, Compression, KeyOrder};
 use crate::Error;
 use blocks::{for_each_user_key, uncompress};
@@ -84,14 +84,16 @@ pub const LEGACY_MAGIC: u64 = crate::format::TABLE_MAGIC;
 /// Whether `bytes` are a RocksDB table: its footer magic (format_version 1
 /// and later), or LevelDB's (format_version 0) with a RocksDB filter entry
 /// in the metaindex (`fullfilter.` or `partitionedfilter.`).
-pub fn is_rocksdb_table(bytes: &[u8]) -> bool {
-    if bytes
-        .last_chunk::<8>()
-        .is_some_and(|magic| u64::from_le_bytes(*magic) == ROCKSDB_MAGIC)
-    {
+pub fn is_rocksdb_table<'a>(file: impl Into<Source<'a>>) -> bool {
+    let file = file.into();
+    let magic = file
+        .len()
+        .checked_sub(8)
+        .and_then(|at| file.read(at, 8).ok());
+    if magic.is_some_and(|magic| magic[..] == ROCKSDB_MAGIC.to_le_bytes()) {
         return true;
     }
-    Table::open(bytes).is_ok_and(|sst| {
+    Table::open(file).is_ok_and(|sst| {
         sst.filter_name().is_some_and(|name| {
             name.starts_with("fullfilter.") || name.starts_with("partitionedfilter.")
         })
@@ -191,22 +193,30 @@ pub struct Footer {
 impl Footer {
     /// Reads the footer at the end of `file` (and for format_version >= 6
     /// the index handle from the metaindex).
-    pub fn read(file: &[u8]) -> Result<Footer, Error> {
-        let footer = Footer::read_end(file, file.len() as u64)?;
+    pub fn read<'a>(file: impl Into<Source<'a>>) -> Result<Footer, Error> {
+        let file = file.into();
+        let footer = Footer::read_last(file)?;
         if footer.format_version < 6 {
             return Ok(footer);
         }
         Ok(footer.with_metaindex(file)?.0)
     }
 
+    /// [`Footer::read_end`] of the file's last bytes.
+    fn read_last(file: Source<'_>) -> Result<Footer, Error> {
+        let len = file.len().min(53);
+        let end = file.read(file.len() - len, len as usize)?;
+        Footer::read_end(&end, file.len())
+    }
+
     /// [`Footer::read`], and the metaindex block it names, read and checked.
-    fn read_with_metaindex(file: &[u8]) -> Result<(Footer, &[u8]), Error> {
-        Footer::read_end(file, file.len() as u64)?.with_metaindex(file)
+    fn read_with_metaindex(file: Source<'_>) -> Result<(Footer, &[u8]), Error> {
+        Footer::read_last(file)?.with_metaindex(file)
     }
 
     /// This footer, read from the end of `file`, and the metaindex it
     /// names; for format_version >= 6 the index handle from there.
-    fn with_metaindex(mut self, file: &[u8]) -> Result<(Footer, &[u8]), Error> {
+    fn with_metaindex(mut self, file: Source<'_>) -> Result<(Footer, &[u8]), Error> {
         let metaindex = read_block(file, &self, BlockKind::Metaindex, self.metaindex)?;
         if self.format_version >= 6 {
             let corrupt = |what| Error::CorruptBlock {
@@ -421,7 +431,7 @@ impl<'a> Partitions<'a> {
         (internal_keys, common_prefix): (bool, bool),
         order: Option<KeyOrder>,
         read: impl Fn(BlockHandle) -> Result<FilterBits<'a>, Error>,
-        file_len: usize,
+        file_len: u64,
     ) -> Result<Self, Error> {
         let corrupt = |what| Error::CorruptBlock {
             block: BlockKind::FilterIndex,
@@ -432,7 +442,7 @@ impl<'a> Partitions<'a> {
         let mut cursor = cursor.map_err(corrupt)?;
         let mut filters = BTreeMap::new();
         let (mut entries, mut checked) = (0, 0u64);
-        let budget = (file_len as u64).saturating_mul(2);
+        let budget = file_len.saturating_mul(2);
         let mut more = cursor.seek_to_first().map_err(corrupt)?;
         while more {
             let handle = cursor.handle().ok_or(corrupt(Corruption::NotAHandle))?;
@@ -754,7 +764,7 @@ impl<'a> Props<'a> {
 /// A RocksDB table file: footer, metaindex, properties and filter, checked.
 #[derive(Clone, Debug)]
 pub struct Table<'a> {
-    file: &'a [u8],
+    file: Source<'a>,
     footer: Footer,
     metaindex: &'a [u8],
     props: Props<'a>,
@@ -787,7 +797,8 @@ impl<'a> Table<'a> {
     /// Reads the footer, metaindex and properties (whose errors are the
     /// table's: RocksDB would not open it) and the filter (whose errors are
     /// kept: RocksDB then reads without it).
-    pub fn open(file: &'a [u8]) -> Result<Table<'a>, Error> {
+    pub fn open(file: impl Into<Source<'a>>) -> Result<Table<'a>, Error> {
+        let file = file.into();
         let (footer, metaindex) = Footer::read_with_metaindex(file)?;
         let meta_error = |what| Error::CorruptBlock {
             block: BlockKind::Metaindex,
@@ -1425,12 +1436,13 @@ fn find_meta<'b>(metaindex: &'b [u8], name: &[u8]) -> Option<&'b [u8]> {
 /// A block's contents, its trailer checked; meta and filter blocks are never
 /// compressed.
 fn read_block<'f>(
-    file: &'f [u8],
+    file: Source<'f>,
     footer: &Footer,
     kind: BlockKind,
     handle: BlockHandle,
 ) -> Result<&'f [u8], Error> {
-    let (contents, type_byte) = checked_block(file, footer, kind, handle)?;
+    let (contents, trailer) = kept_block(file, kind, handle)?;
+    let type_byte = check_trailer(footer, kind, handle, contents, trailer)?;
     if type_byte != 0 && kind != BlockKind::Filter {
         return Err(Error::CorruptBlock {
             block: kind,
@@ -1445,12 +1457,24 @@ fn read_block<'f>(
 /// matches (with format_version >= 6, the checksum plus the modifier of the
 /// block's offset).
 fn checked_block<'f>(
-    file: &'f [u8],
+    file: Source<'f>,
     footer: &Footer,
     kind: BlockKind,
     handle: BlockHandle,
-) -> Result<(&'f [u8], u8), Error> {
+) -> Result<(Cow<'f, [u8]>, u8), Error> {
     let (contents, trailer) = stored_block(file, kind, handle)?;
+    let type_byte = check_trailer(footer, kind, handle, &contents, trailer)?;
+    Ok((contents, type_byte))
+}
+
+/// The block's type byte, once the trailer's checksum matches its contents.
+fn check_trailer(
+    footer: &Footer,
+    kind: BlockKind,
+    handle: BlockHandle,
+    contents: &[u8],
+    trailer: [u8; 5],
+) -> Result<u8, Error> {
     let expected = u32::from_le_bytes(trailer[1..5].try_into().expect("4 bytes"));
     let checksum = footer.checksum.checksum(contents, trailer[0]);
     if let Some(found) = checksum.map(|c| c.wrapping_add(footer.checksum_modifier(handle.offset))) {
@@ -1463,7 +1487,7 @@ fn checked_block<'f>(
             });
         }
     }
-    Ok((contents, trailer[0]))
+    Ok(trailer[0])
 }
 
 /// What [`Table::for_each_key`] found.

@@ -18,6 +18,7 @@ mod leveldb_tests;
 mod properties;
 mod rocksdb;
 mod rusty;
+mod source;
 mod tables;
 
 #[global_allocator]

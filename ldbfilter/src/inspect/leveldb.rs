@@ -97,7 +97,7 @@ impl Report<'_, '_, '_> {
         let table = self.table;
         writeln!(out, "{}", shown(&self.target.path))?;
         database_lines(self.target, out)?;
-        writeln!(out, "  file size        {} bytes", table.file().len())?;
+        writeln!(out, "  file size        {} bytes", table.source().len())?;
         let (meta, index) = (table.metaindex_handle(), table.index_handle());
         writeln!(
             out,
@@ -213,7 +213,7 @@ impl Report<'_, '_, '_> {
         let has_keys = self.stats.keys > 0;
         let report = InspectJson {
             table: TableJson::new(self.target, "leveldb"),
-            file_size: table.file().len(),
+            file_size: table.source().len(),
             format_version: None,
             checksum: "crc32c".into(),
             metaindex: HandleJson::from(table.metaindex_handle()),

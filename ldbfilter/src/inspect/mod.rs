@@ -39,7 +39,7 @@ pub fn run(args: &InspectArgs) -> Status {
                 Format::LevelDb => {
                     leveldb::report(args.json, &args.detect, target, &loaded, &mut out)?
                 }
-                Format::RocksDb => rocksdb::report(target, &loaded.bytes, args.json, &mut out)?,
+                Format::RocksDb => rocksdb::report(target, &loaded.file, args.json, &mut out)?,
             }
             Ok(Report {
                 out,
@@ -227,7 +227,7 @@ fn database_lines(target: &Target, out: &mut dyn Write) -> io::Result<()> {
 struct InspectJson<'a> {
     #[serde(flatten)]
     table: TableJson<'a>,
-    file_size: usize,
+    file_size: u64,
     /// RocksDB's footer's format_version; null for LevelDB.
     format_version: Option<u32>,
     /// The block checksum: `crc32c` for LevelDB.

@@ -4,6 +4,7 @@
 use std::io::{self, Write};
 use std::path::Path;
 
+use leveldb_filter::format::TableFile;
 use leveldb_filter::rocksdb::{self, FilterBits, Footer};
 
 use super::{database_lines, totals, FilterJson, InspectJson, MeasuredJson, StatJson};
@@ -58,7 +59,7 @@ impl Stats {
 fn footer_lines(
     path: &Path,
     footer: &Footer,
-    file_len: usize,
+    file_len: u64,
     out: &mut dyn Write,
 ) -> io::Result<()> {
     writeln!(out, "{}", shown(path))?;
@@ -91,7 +92,7 @@ fn keys_of(check: &rocksdb::Verdict, i: usize, count: usize) -> Option<u64> {
 /// the error that ends it.
 pub(super) fn report(
     target: &Target,
-    bytes: &[u8],
+    file: &TableFile,
     json: bool,
     out: &mut dyn Write,
 ) -> Result<(), Failure> {
@@ -101,7 +102,7 @@ pub(super) fn report(
         walk,
         check,
         range,
-    } = Opened::read(path, bytes)?;
+    } = Opened::read(path, file)?;
     let footer = sst.footer();
     let comparator = sst
         .property("rocksdb.comparator")
@@ -144,7 +145,7 @@ pub(super) fn report(
             let (filter_bytes, keys, bits_per_key, estimated_fpr) = totals(&filters);
             let report = InspectJson {
                 table: TableJson::new(target, "rocksdb"),
-                file_size: bytes.len(),
+                file_size: file.len(),
                 format_version: Some(footer.format_version),
                 checksum: footer.checksum.to_string(),
                 metaindex: footer.metaindex.into(),
@@ -178,7 +179,7 @@ pub(super) fn report(
             };
             return writeln!(out, "{}", one_line_json(&report)?);
         }
-        footer_lines(path, footer, bytes.len(), out)?;
+        footer_lines(path, footer, file.len(), out)?;
         database_lines(target, out)?;
         let index = footer.index;
         writeln!(
