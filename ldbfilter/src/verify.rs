@@ -5,7 +5,7 @@ use std::path::Path;
 
 use clap::Args;
 use leveldb_filter::format::TableFile;
-use leveldb_filter::leveldb::{verify_filter, Verdict};
+use leveldb_filter::leveldb::{verify_filter, KeyStats, Table, Verdict};
 use leveldb_filter::rocksdb::{self, FilterCheck, FilterReport};
 
 use crate::report::{
@@ -14,7 +14,7 @@ use crate::report::{
 use crate::tables::{
     filter_kind, filters, place, run_tables, Detect, Format, Loaded, Opened, Report, TableJson,
 };
-use crate::targets::Inputs;
+use crate::targets::{Inputs, Target};
 use crate::{Failure, Status};
 
 #[derive(Args)]
@@ -41,7 +41,7 @@ pub fn run(args: &VerifyArgs) -> Status {
         let path = &target.path;
         let loaded = Loaded::read(target)?;
         let (format, (line, ok)) = match loaded.format() {
-            Format::LevelDb => ("leveldb", leveldb_line(args, path, &loaded)?),
+            Format::LevelDb => ("leveldb", leveldb_line(args, target, &loaded)?),
             Format::RocksDb => ("rocksdb", rocksdb_line(path, &loaded.file)?),
         };
         let not_checked = line.status == "not-checked";
@@ -121,11 +121,53 @@ impl Line {
 }
 
 /// A LevelDB table's line: `OK` with the settings its filter rebuilds
-/// with, else what is wrong; whether all is well.
-fn leveldb_line(args: &VerifyArgs, path: &Path, loaded: &Loaded) -> Result<(Line, bool), Failure> {
+/// with, else what is wrong; whether all is well. Keys out of order are a
+/// problem in a database whose MANIFEST names the bytewise comparator; a
+/// table named alone does not name its comparator, and its line says so.
+fn leveldb_line(
+    args: &VerifyArgs,
+    target: &Target,
+    loaded: &Loaded,
+) -> Result<(Line, bool), Failure> {
+    let path = &target.path;
     let (table, stats) = loaded.open(path)?;
+    let comparator = target.live.as_ref().map(|live| live.comparator.as_deref());
+    let unordered = stats
+        .out_of_order
+        .as_ref()
+        .map(|(before, after)| format!("key {} comes before key {}", hex(before), hex(after)));
+    match (&unordered, comparator) {
+        (Some(what), Some(Some(BYTEWISE))) => {
+            let what = format!("{what}, against the database's comparator {BYTEWISE}");
+            return Ok((Line::new("out-of-order", what), false));
+        }
+        // Another comparator's order, which this crate does not know.
+        (Some(_), Some(_)) => {}
+        (Some(what), None) => {
+            let (line, well) = leveldb_verdict(args, path, &table, &stats)?;
+            let detail = format!(
+                "{} ({what}, out of bytewise order: a comparator of its writer's, or damage)",
+                line.detail
+            );
+            return Ok((Line { detail, ..line }, well));
+        }
+        (None, _) => {}
+    }
+    leveldb_verdict(args, path, &table, &stats)
+}
+
+/// The LevelDB database comparator whose order this crate knows.
+const BYTEWISE: &str = "leveldb.BytewiseComparator";
+
+/// A LevelDB table's filter, checked.
+fn leveldb_verdict(
+    args: &VerifyArgs,
+    path: &Path,
+    table: &Table<'_>,
+    stats: &KeyStats,
+) -> Result<(Line, bool), Failure> {
     let options = args.detect.options(args.bits_per_key.map(|b| b as usize));
-    let verdict = verify_filter(&table, &stats, options).map_err(table_error(path))?;
+    let verdict = verify_filter(table, stats, options).map_err(table_error(path))?;
     Ok(match verdict {
         Verdict::NoFilter => (Line::new("no-filter", "no filter block".into()), true),
         Verdict::UnknownPolicy { name } => (

@@ -79,6 +79,12 @@ pub struct KeyStats {
     pub looks_internal: bool,
     /// The first and last keys, as stored (empty for a table without keys).
     pub key_range: (Vec<u8>, Vec<u8>),
+    /// The first two neighbouring keys (as stored) out of order: neither
+    /// strictly ascending bytewise (user keys) nor, where every key has an
+    /// internal key's shape, in LevelDB's internal-key order over the
+    /// bytewise comparator. LevelDB's iterators take such a table for
+    /// corrupt; a table written under another comparator can be so.
+    pub out_of_order: Option<(Vec<u8>, Vec<u8>)>,
     /// Per key format (user, internal): whether some key's last `len % 4`
     /// bytes hold a byte >= 0x80, the only keys the hash variants tell apart.
     variant_keys: [bool; 2],
@@ -103,11 +109,19 @@ impl Table<'_> {
             },
             pending: 0,
             previous: Vec::new(),
+            unordered: [None, None],
+            shaped: true,
         };
         let _ = walk(self, &mut pass)?;
         let mut stats = pass.stats;
         stats.looks_internal &= stats.keys > 0;
         stats.key_range.1 = pass.previous;
+        let [bytewise, internal] = pass.unordered;
+        stats.out_of_order = match pass.shaped {
+            _ if bytewise.is_none() => None,
+            true => internal,
+            false => bytewise,
+        };
         Ok(stats)
     }
 }
@@ -167,8 +181,13 @@ struct StatsPass {
     stats: KeyStats,
     /// Keys since the last cut.
     pending: usize,
-    /// The last key, while the keys still look internal.
+    /// The last key.
     previous: Vec<u8>,
+    /// The first neighbours out of order bytewise, and out of internal-key
+    /// order while every key so far has an internal key's shape.
+    unordered: [Option<(Vec<u8>, Vec<u8>)>; 2],
+    /// Whether every key so far has an internal key's shape.
+    shaped: bool,
 }
 
 impl FilterSink for StatsPass {
@@ -187,11 +206,21 @@ impl FilterSink for StatsPass {
         let high_tail = |k: &[u8]| k[k.len() - k.len() % 4..].iter().any(|&b| b >= 0x80);
         stats.variant_keys[KeyFormat::User as usize] |= high_tail(key);
         stats.variant_keys[KeyFormat::Internal as usize] |= high_tail(user_key(key));
-        if stats.looks_internal {
-            stats.looks_internal = key.len() >= 8
-                && key[key.len() - 8] <= 1
-                && (stats.keys == 1 || compare_internal(&self.previous, key) == Ordering::Less);
+        let shaped = key.len() >= 8 && key[key.len() - 8] <= 1;
+        let follows = |unordered: &mut Option<_>, ordered: bool| {
+            if !ordered && unordered.is_none() {
+                *unordered = Some((self.previous.clone(), key.to_vec()));
+            }
+        };
+        if stats.keys > 1 {
+            follows(&mut self.unordered[0], self.previous[..] < *key);
+            if self.shaped && shaped {
+                let ordered = compare_internal(&self.previous, key) == Ordering::Less;
+                follows(&mut self.unordered[1], ordered);
+            }
         }
+        self.shaped &= shaped;
+        stats.looks_internal = self.shaped && self.unordered[1].is_none();
         if stats.keys == 1 {
             stats.key_range.0 = key.to_vec();
         }

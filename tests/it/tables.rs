@@ -587,3 +587,49 @@ fn a_damaged_index_entry_loses_only_its_own_block() {
     want.sort();
     assert_eq!(table.salvaged_data_handles(), want);
 }
+
+/// `user` as an internal key: sequence number `seq`, a value.
+fn internal(user: &[u8], seq: u64) -> Vec<u8> {
+    [user, &((seq << 8) | 1).to_le_bytes()].concat()
+}
+
+#[test]
+fn keys_out_of_order_are_named_by_their_first_pair() {
+    let stats = |keys: Vec<Vec<u8>>| {
+        let bytes = crafted::table(&[(0, keys)], None);
+        Table::open(&bytes).unwrap().key_stats().unwrap()
+    };
+    // User keys: strictly ascending, bytewise.
+    let unordered = stats(vec![
+        b"a".to_vec(),
+        b"c".to_vec(),
+        b"b".to_vec(),
+        b"a".to_vec(),
+    ]);
+    assert_eq!(unordered.out_of_order, Some((b"c".to_vec(), b"b".to_vec())));
+    let repeated = stats(vec![b"a".to_vec(), b"a".to_vec()]);
+    assert_eq!(repeated.out_of_order, Some((b"a".to_vec(), b"a".to_vec())));
+    // Internal keys: user keys ascending, sequence numbers descending,
+    // though their bytes are not ascending.
+    let ordered = stats(vec![
+        internal(b"a", 2),
+        internal(b"a", 1),
+        internal(b"b", 9),
+    ]);
+    assert!(ordered.looks_internal);
+    assert_eq!(ordered.out_of_order, None);
+    // Sequence numbers ascending: out of either order (in bytewise order
+    // they would be user keys that look internal, in order).
+    let newest_last = stats(vec![internal(b"a", 1), internal(b"a", 0x100)]);
+    assert!(!newest_last.looks_internal);
+    assert_eq!(
+        newest_last.out_of_order,
+        Some((internal(b"a", 1), internal(b"a", 0x100)))
+    );
+    let as_user_keys = stats(vec![internal(b"a", 1), internal(b"a", 2)]);
+    assert_eq!(as_user_keys.out_of_order, None);
+    for (name, bytes) in leveldb_tables() {
+        let stats = Table::open(&bytes).unwrap().key_stats().unwrap();
+        assert_eq!(stats.out_of_order, None, "{name}");
+    }
+}

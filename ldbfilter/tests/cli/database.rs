@@ -364,3 +364,72 @@ fn probe_json_errors_are_objects() {
     assert_eq!(objects[0]["outcome"], "fails", "{objects:?}");
     assert_eq!(objects.last().unwrap()["type"], "error");
 }
+
+/// A LevelDB table of the internal keys given (no filter) of exactly
+/// `size` bytes: zeros before its data block make up the difference.
+fn table_of_size(keys: Vec<Vec<u8>>, size: u64) -> Vec<u8> {
+    // The handles' varints grow with the offset: pad less until it fits.
+    let mut pad = size as usize;
+    for _ in 0..8 {
+        let bytes = crate::crafted::table(&[(pad, keys.clone())], None);
+        if bytes.len() as u64 == size {
+            return bytes;
+        }
+        pad = (pad + size as usize).checked_sub(bytes.len()).unwrap();
+    }
+    panic!("no table of {size} bytes");
+}
+
+#[test]
+fn keys_out_of_order_are_a_problem_where_the_comparator_is_known() {
+    let internal = |user: &[u8]| [user, &0x101u64.to_le_bytes()[..]].concat();
+    let unordered = vec![internal(b"b"), internal(b"a")];
+    let (before, after) = (hex(&unordered[0]), hex(&unordered[1]));
+    // A LevelDB database's table: its MANIFEST names the bytewise comparator.
+    let db = databases()
+        .into_iter()
+        .find(|db| db.name.starts_with("leveldb"))
+        .unwrap();
+    let copy = copy(&db);
+    let dir = copy.path();
+    let path = table_file(dir, db.live[0].number);
+    let size = std::fs::metadata(&path).unwrap().len();
+    std::fs::write(&path, table_of_size(unordered.clone(), size)).unwrap();
+    let out = run(&["verify", dir.to_str().unwrap()]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    let want = format!(
+        "OUT OF ORDER key {before} comes before key {after}, against the database's comparator leveldb.BytewiseComparator"
+    );
+    assert!(text.contains(&want), "{text}");
+
+    // The same table named alone: it does not name its comparator, so its
+    // line says what it found, and all is well.
+    let out = run(&["verify", path.to_str().unwrap()]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains(&format!(
+            "key {before} comes before key {after}, out of bytewise order"
+        )),
+        "{text}"
+    );
+
+    // A RocksDB table whose keys are out of the order of the comparator it
+    // names.
+    let golden = crate::vectors::rocksdb_dir().join("legacybloom-fv3-zlib-xxhash.sst");
+    let mut sst = crate::crafted_rocksdb::Sst::new(&std::fs::read(golden).unwrap());
+    sst.change_property(b"rocksdb.comparator", |name| {
+        *name = b"rocksdb.ReverseBytewiseComparator".to_vec()
+    });
+    let path = dir.join("reversed.sst");
+    std::fs::write(&path, sst.finish()).unwrap();
+    let out = run(&["verify", path.to_str().unwrap()]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("OUT OF ORDER key ")
+            && text.contains("against the table's comparator rocksdb.ReverseBytewiseComparator"),
+        "{text}"
+    );
+}
