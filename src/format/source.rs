@@ -129,7 +129,7 @@ fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> io::Result
         match file.seek_read(buf, offset)? {
             0 => return Err(io::ErrorKind::UnexpectedEof.into()),
             n => {
-                buf = &mut buf[n..];
+                buf = &mut std::mem::take(&mut buf)[n..];
                 offset += n as u64;
             }
         }
