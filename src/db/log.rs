@@ -1,7 +1,9 @@
 //! The log format LevelDB and RocksDB write MANIFESTs in (`db/log_format.h`):
 //! 32 KiB blocks of physical records, each a masked CRC-32C, a length, a
 //! type and the payload; a logical record is one full record or a first,
-//! middles and a last. RocksDB's recyclable types carry a 4-byte log number.
+//! middles and a last. RocksDB's recyclable types carry a 4-byte log number:
+//! a record of another number is left from the file's previous use, and
+//! ends the log.
 
 use std::fmt;
 
@@ -62,15 +64,21 @@ type Physical<'a> = (usize, u8, &'a [u8]);
 /// physical record; stops at the first problem (its offset and what).
 pub(super) struct Records<'a> {
     log: &'a [u8],
+    /// The low 32 bits of the log's number (0 for a MANIFEST), which its
+    /// recyclable records carry.
+    number: u32,
     at: usize,
     failed: bool,
     truncated: bool,
 }
 
 impl<'a> Records<'a> {
-    pub(super) fn new(log: &'a [u8]) -> Self {
+    /// The records of the log numbered `number` (a WAL's file number; 0 for
+    /// a MANIFEST, as both engines read one).
+    pub(super) fn new(log: &'a [u8], number: u64) -> Self {
         Records {
             log,
+            number: number as u32,
             at: 0,
             failed: false,
             truncated: false,
@@ -100,7 +108,10 @@ impl<'a> Records<'a> {
             }
             let offset = self.at;
             let kind = rest[6];
-            let header = if (5..=8).contains(&kind) || kind == 11 {
+            // Recyclable fragments, a recyclable timestamp-size record, and
+            // a recyclable predecessor-WAL record (RocksDB 9.10+).
+            let recyclable = matches!(kind, 5..=8 | 11 | 131);
+            let header = if recyclable {
                 RECYCLABLE_HEADER
             } else {
                 HEADER
@@ -117,6 +128,12 @@ impl<'a> Records<'a> {
             }
             if rest.len() < end {
                 self.truncated = true;
+                return None;
+            }
+            if recyclable
+                && u32::from_le_bytes([rest[7], rest[8], rest[9], rest[10]]) != self.number
+            {
+                // `kOldRecord`: RocksDB reads it as the end of the file.
                 return None;
             }
             self.at += end;
@@ -186,5 +203,57 @@ impl Iterator for Records<'_> {
         };
         self.failed = item.is_err();
         Some(item)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One physical record: RocksDB's recyclable header where `number` is
+    /// given.
+    fn physical(kind: u8, number: Option<u32>, payload: &[u8]) -> Vec<u8> {
+        let mut typed = vec![kind];
+        typed.extend(number.map(u32::to_le_bytes).into_iter().flatten());
+        typed.extend_from_slice(payload);
+        let masked = crc32c::crc32c(&typed)
+            .rotate_right(15)
+            .wrapping_add(0xa282ead8);
+        let mut out = masked.to_le_bytes().to_vec();
+        out.extend_from_slice(&(payload.len() as u16).to_le_bytes());
+        out.extend(typed);
+        out
+    }
+
+    fn read(log: &[u8], number: u64) -> Vec<Vec<u8>> {
+        Records::new(log, number)
+            .map(|r| r.map(|(_, record)| record).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn a_recycled_logs_records_of_another_number_end_it() {
+        let log = [
+            physical(5, Some(7), b"full"),
+            // A predecessor-WAL record (ignorable, recyclable): skipped whole.
+            physical(131, Some(7), b"info"),
+            physical(6, Some(7), b"fir"),
+            physical(8, Some(7), b"st"),
+            // Left from the file's use as log 3.
+            physical(5, Some(3), b"stale"),
+            physical(5, Some(7), b"after"),
+        ]
+        .concat();
+        assert_eq!(read(&log, 7), [b"full".to_vec(), b"first".to_vec()]);
+        // Log number 7 + 2^32 carries the same low bits.
+        assert_eq!(read(&log, 7 + (1 << 32)).len(), 2);
+        // A stale first fragment: the record it starts is dropped.
+        let cut = [physical(6, Some(7), b"fi"), physical(8, Some(2), b"rst")].concat();
+        let mut records = Records::new(&cut, 7);
+        assert!(records.next().is_none());
+        assert!(records.truncated_tail());
+        // Legacy records carry no number.
+        let legacy = [physical(1, None, b"a"), physical(1, None, b"b")].concat();
+        assert_eq!(read(&legacy, 9).len(), 2);
     }
 }

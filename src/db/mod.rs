@@ -158,7 +158,7 @@ impl Manifest {
     /// the bytes given: each table a MANIFEST holds was written in it.
     pub fn parse(bytes: &[u8]) -> Result<Manifest, ManifestError> {
         let mut replay = Replay::default();
-        let mut records = log::Records::new(bytes);
+        let mut records = log::Records::new(bytes, 0);
         for record in &mut records {
             let (offset, record) =
                 record.map_err(|(offset, what)| ManifestError::Record { offset, what })?;

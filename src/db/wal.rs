@@ -245,7 +245,7 @@ impl Memtable {
         log: &[u8],
         manifest: &Manifest,
     ) -> Result<(), WalProblem> {
-        let mut records = Records::new(log);
+        let mut records = Records::new(log, number);
         for record in &mut records {
             let (offset, batch) = match record {
                 Ok(record) => record,
