@@ -464,7 +464,7 @@ fn read_wal(database: &Database) -> Result<Option<(PathBuf, Memtable)>, Failure>
             // damaged part and goes on.
             let after = match rocksdb {
                 true => "recovery stops there (RocksDB's point-in-time recovery, the default), keeping the writes before it and no later log's",
-                false => "LevelDB's recovery drops the damaged part and goes on; the rest of this log is not read here, the later logs are",
+                false => "LevelDB's recovery drops the damaged part and reads on, as this replay does",
             };
             crate::report::say(format_args!("{}: note: {problem}: {after}", shown(path)));
             if rocksdb {

@@ -70,6 +70,10 @@ pub(super) struct Records<'a> {
     at: usize,
     failed: bool,
     truncated: bool,
+    /// LevelDB's recovery: a problem drops what it spoils and the reading
+    /// goes on (kept in `dropped`) rather than ending the log.
+    resync: bool,
+    dropped: Vec<(u64, RecordProblem)>,
 }
 
 impl<'a> Records<'a> {
@@ -82,7 +86,24 @@ impl<'a> Records<'a> {
             at: 0,
             failed: false,
             truncated: false,
+            resync: false,
+            dropped: Vec::new(),
         }
+    }
+
+    /// Read as LevelDB's recovery reads a log (without `paranoid_checks`):
+    /// a damaged physical record drops the rest of its block, a fragment
+    /// without its first or last drops the unfinished record, an unknown
+    /// type drops the record, and the reading goes on with what follows;
+    /// the problems are [`dropped`](Self::dropped), none an item.
+    pub(super) fn resyncing(mut self) -> Self {
+        self.resync = true;
+        self
+    }
+
+    /// The problems a resyncing read dropped, in order.
+    pub(super) fn dropped(&self) -> &[(u64, RecordProblem)] {
+        &self.dropped
     }
 
     /// Whether the log ended in a record cut short.
@@ -172,6 +193,14 @@ impl Iterator for Records<'_> {
                     self.truncated |= record.is_some();
                     return None;
                 }
+                Some(Err((offset, what))) if self.resync => {
+                    // LevelDB drops the rest of the block and the record
+                    // being put together.
+                    self.dropped.push((offset, what));
+                    self.at = (offset as usize / BLOCK + 1) * BLOCK;
+                    record = None;
+                    continue;
+                }
                 Some(Err(problem)) => break Err(problem),
                 Some(Ok(physical)) => physical,
             };
@@ -192,12 +221,30 @@ impl Iterator for Records<'_> {
                     bytes.extend_from_slice(payload);
                     break Ok((*start as u64, std::mem::take(bytes)));
                 }
+                (3 | 4 | 7 | 8, None) if self.resync => {
+                    self.dropped
+                        .push((offset as u64, RecordProblem::MissingStart));
+                }
                 (3 | 4 | 7 | 8, None) => break problem(RecordProblem::MissingStart),
+                (1 | 2 | 5 | 6, Some(_)) if self.resync => {
+                    // The unfinished record is dropped; this one is read.
+                    self.dropped
+                        .push((offset as u64, RecordProblem::MissingEnd));
+                    match kind {
+                        1 | 5 => break Ok((offset as u64, payload.to_vec())),
+                        _ => record = Some((offset, payload.to_vec())),
+                    }
+                }
                 (1 | 2 | 5 | 6, Some(_)) => break problem(RecordProblem::MissingEnd),
                 // RocksDB's records of timestamp sizes (WALs), which a
                 // MANIFEST does not hold, and types it marks as safe to
                 // ignore (bit 7): skipped as metadata.
                 (10 | 11 | 128.., _) => {}
+                (kind, _) if self.resync => {
+                    self.dropped
+                        .push((offset as u64, RecordProblem::UnknownType { kind }));
+                    record = None;
+                }
                 (kind, _) => break problem(RecordProblem::UnknownType { kind }),
             }
         };
@@ -255,5 +302,40 @@ mod tests {
         // Legacy records carry no number.
         let legacy = [physical(1, None, b"a"), physical(1, None, b"b")].concat();
         assert_eq!(read(&legacy, 9).len(), 2);
+    }
+
+    #[test]
+    fn leveldbs_recovery_drops_what_damage_spoils_and_reads_on() {
+        let mut bad = physical(1, None, b"damaged");
+        bad[9] ^= 1;
+        let mut log = [
+            physical(1, None, b"a"),
+            physical(2, None, b"unfini"),
+            physical(1, None, b"b"),
+            bad,
+            physical(1, None, b"lost with its block"),
+        ]
+        .concat();
+        log.resize(BLOCK, 0);
+        log.extend([physical(4, None, b"no start"), physical(1, None, b"c")].concat());
+        log.extend(physical(9, None, b"unknown"));
+        log.extend(physical(1, None, b"d"));
+        let mut records = Records::new(&log, 0).resyncing();
+        let read: Vec<Vec<u8>> = (&mut records).map(|r| r.unwrap().1).collect();
+        assert_eq!(read, [&b"a"[..], b"b", b"c", b"d"]);
+        let dropped: Vec<RecordProblem> = records.dropped().iter().map(|d| d.1).collect();
+        assert!(matches!(
+            dropped[..],
+            [
+                RecordProblem::MissingEnd,
+                RecordProblem::Checksum { .. },
+                RecordProblem::MissingStart,
+                RecordProblem::UnknownType { kind: 9 }
+            ]
+        ));
+        // Read as RocksDB's point-in-time recovery reads it: up to the first.
+        let strict: Vec<_> = Records::new(&log, 0).collect();
+        assert_eq!(strict.len(), 2);
+        assert!(strict[1].is_err());
     }
 }

@@ -1,4 +1,5 @@
 use super::*;
+use crate::format::EntryKind;
 
 /// LevelDB's `log::Writer`: records fragmented across 32 KiB blocks.
 fn log(records: &[Vec<u8>]) -> Vec<u8> {
@@ -595,4 +596,71 @@ fn blob_files_live_as_versionbuilder_keeps_them() {
         .unwrap()
         .blob_files()
         .is_empty());
+}
+
+/// A LevelDB `WriteBatch`: sequence `seq`, puts (`Some` value) and
+/// deletions.
+fn batch(seq: u64, writes: &[(&[u8], Option<&[u8]>)]) -> Vec<u8> {
+    let mut out = seq.to_le_bytes().to_vec();
+    out.extend_from_slice(&(writes.len() as u32).to_le_bytes());
+    for (key, value) in writes {
+        out.push(u8::from(value.is_some()));
+        bytes(&mut out, key);
+        if let Some(value) = value {
+            bytes(&mut out, value);
+        }
+    }
+    out
+}
+
+#[test]
+fn leveldbs_wal_is_replayed_past_damage_rocksdbs_up_to_it() {
+    let leveldb = Manifest::parse(&log(&history())).unwrap();
+    let first = log(&[batch(1, &[(b"k", Some(b"v1"))])]);
+    let mut damaged = log(&[batch(3, &[(b"k", Some(b"v2"))])]);
+    damaged[8] ^= 1;
+    let mut wal = [first.clone(), damaged].concat();
+    // The rest of the block is dropped with the damaged record: the next
+    // batch starts the next block.
+    wal.resize(32768, 0);
+    wal.extend(log(&[batch(5, &[(b"k", None)])]));
+    let kinds = |memtable: &Memtable| -> Vec<(EntryKind, u64)> {
+        let answer = memtable.get(0, b"k");
+        answer
+            .entries
+            .iter()
+            .map(|e| (e.kind, e.sequence))
+            .collect()
+    };
+
+    let mut memtable = Memtable::default();
+    let problem = memtable.replay(7, &wal, &leveldb);
+    assert!(
+        matches!(
+            problem,
+            Err(WalProblem::Record {
+                offset,
+                what: RecordProblem::Checksum { .. }
+            }) if offset == first.len() as u64
+        ),
+        "{problem:?}"
+    );
+    assert_eq!(
+        kinds(&memtable),
+        [(EntryKind::Deletion, 5), (EntryKind::Value, 1)]
+    );
+    // A batch that does not read: LevelDB keeps what precedes the problem
+    // in it, and reads on.
+    let mut short = batch(9, &[(b"k", Some(b"v3")), (b"j", Some(b"w"))]);
+    short.truncate(short.len() - 2);
+    let wal = log(&[short, batch(12, &[(b"k", None)])]);
+    let mut memtable = Memtable::default();
+    assert!(matches!(
+        memtable.replay(8, &wal, &leveldb),
+        Err(WalProblem::Batch { offset: 0, .. })
+    ));
+    assert_eq!(
+        kinds(&memtable),
+        [(EntryKind::Deletion, 12), (EntryKind::Value, 9)]
+    );
 }

@@ -17,8 +17,9 @@ use super::Manifest;
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum WalProblem {
-    /// A log record that does not read (recovery stops there, keeping the
-    /// writes before it, as RocksDB's default point-in-time recovery does).
+    /// A log record that does not read (RocksDB's default point-in-time
+    /// recovery stops there, keeping the writes before it; LevelDB's drops
+    /// what it spoils and reads on).
     Record {
         /// The record's offset in the log.
         offset: u64,
@@ -235,17 +236,24 @@ pub struct MemtableAnswer {
 impl Memtable {
     /// Replays the log numbered `number` (its bytes `log`) as recovery
     /// does: in RocksDB's, each column family's writes in logs at or past
-    /// its log number; up to the first record that does not read, which
-    /// ends the log (returned, with the writes before it kept). A log
-    /// RocksDB compressed (`wal_compression`) is not read: every `Get` is
-    /// then unknown.
+    /// its log number, up to the first record that does not read, which
+    /// ends the log (returned, with the writes before it kept); in
+    /// LevelDB's (without `paranoid_checks`), past every damaged part,
+    /// which is dropped (the first returned, with every write read kept). A
+    /// log RocksDB compressed (`wal_compression`) is not read: every `Get`
+    /// is then unknown.
     pub fn replay(
         &mut self,
         number: u64,
         log: &[u8],
         manifest: &Manifest,
     ) -> Result<(), WalProblem> {
+        let leveldb = !manifest.is_rocksdb();
         let mut records = Records::new(log, number);
+        if leveldb {
+            records = records.resyncing();
+        }
+        let mut bad_batch = None;
         for record in &mut records {
             let (offset, batch) = match record {
                 Ok(record) => record,
@@ -286,10 +294,24 @@ impl Memtable {
                 }
             });
             if let Err(what) = read {
-                return Err(WalProblem::Batch { offset, what });
+                let problem = WalProblem::Batch { offset, what };
+                if !leveldb {
+                    return Err(problem);
+                }
+                // LevelDB keeps the batch's entries before the problem and
+                // reads on.
+                bad_batch.get_or_insert(problem);
             }
         }
-        Ok(())
+        let dropped = records.dropped().first();
+        match (dropped, bad_batch) {
+            (Some(&(offset, what)), Some(WalProblem::Batch { offset: at, .. })) if offset < at => {
+                Err(WalProblem::Record { offset, what })
+            }
+            (_, Some(problem)) => Err(problem),
+            (Some(&(offset, what)), None) => Err(WalProblem::Record { offset, what }),
+            (None, None) => Ok(()),
+        }
     }
 
     /// An entry (or range deletion) into its family's memtable.
