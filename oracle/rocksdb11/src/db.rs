@@ -40,18 +40,18 @@ use crate::{hex, Rng};
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
-const FAMILIES: [&str; 2] = ["default", "other"];
+pub(crate) const FAMILIES: [&str; 2] = ["default", "other"];
 /// ids 0..9999; user:00010000 and up never written.
-const SPACE: u64 = 10000;
+pub(crate) const SPACE: u64 = 10000;
 
 impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         self.next() % n
     }
 }
 
 /// The database's options (with statistics) and each family's.
-fn options() -> (Options, Options) {
+pub(crate) fn options() -> (Options, Options) {
     let mut db = Options::default();
     db.create_if_missing(true);
     db.create_missing_column_families(true);
@@ -70,7 +70,7 @@ fn options() -> (Options, Options) {
     (db, cf)
 }
 
-fn open(db: &Options, cf: &Options, path: &Path) -> Result<DB> {
+pub(crate) fn open(db: &Options, cf: &Options, path: &Path) -> Result<DB> {
     let descriptors = FAMILIES
         .iter()
         .map(|name| ColumnFamilyDescriptor::new(*name, cf.clone()));
@@ -85,7 +85,7 @@ fn int_property(db: &DB, name: &str) -> Result<u64> {
 /// Waits until no flush or compaction runs or is pending (in any family; a
 /// compaction counts as pending only while automatic compactions are on:
 /// with them off, the property still says whether one is needed).
-fn quiesce(db: &DB, auto_on: bool) -> Result<()> {
+pub(crate) fn quiesce(db: &DB, auto_on: bool) -> Result<()> {
     let mut quiet = 0;
     while quiet < 5 {
         std::thread::sleep(std::time::Duration::from_millis(20));
@@ -118,7 +118,7 @@ fn number_of(name: &str) -> Result<u64> {
 
 /// One line per live table, in GetLiveFilesMetaData's order, and the tables'
 /// numbers.
-fn live_text(db: &DB) -> Result<(String, BTreeSet<u64>)> {
+pub(crate) fn live_text(db: &DB) -> Result<(String, BTreeSet<u64>)> {
     let mut out = String::new();
     let mut numbers = BTreeSet::new();
     for f in db.live_files()? {
@@ -140,7 +140,7 @@ fn live_text(db: &DB) -> Result<(String, BTreeSet<u64>)> {
     Ok((out, numbers))
 }
 
-fn key_of(id: u64) -> Vec<u8> {
+pub(crate) fn key_of(id: u64) -> Vec<u8> {
     format!("user:{id:08}").into_bytes()
 }
 
@@ -258,7 +258,7 @@ impl Writer<'_> {
 }
 
 /// The tables (`*.sst`) in a database directory.
-fn tables_in(path: &Path) -> Result<BTreeSet<u64>> {
+pub(crate) fn tables_in(path: &Path) -> Result<BTreeSet<u64>> {
     let mut numbers = BTreeSet::new();
     for entry in std::fs::read_dir(path)? {
         let name = entry?.file_name().to_string_lossy().into_owned();

@@ -11,8 +11,13 @@
 //! with two column families and tables at several levels, and beside it
 //! RocksDB's own answers (`live.txt`, `gets.txt`), as
 //! oracle/db/gen-rocksdb-db.cc does for 7.8.
+//!
+//! With `--deployed --seed N OUT_DIR` (module `deployed`): databases with
+//! deletions of every kind and merges, blob files, and keys left in the
+//! WAL, and RocksDB's answers beside each.
 
 mod db;
+mod deployed;
 
 use rust_rocksdb::{
     statistics::Ticker, BlockBasedIndexType, BlockBasedOptions, ChecksumType, DBCompressionType,
@@ -276,9 +281,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ["--big", path] => return big(path, false),
         ["--big", path, "--partitioned"] => return big(path, true),
         ["--db", "--seed", seed, out] => return db::run(seed.parse()?, out),
+        ["--deployed", "--seed", seed, out] => return deployed::run(seed.parse()?, out),
         [out] => (out, 1),
         [out, seed] => (out, seed.parse()?),
-        _ => return Err("usage: gen-rocksdb11 OUT_DIR [SEED] | --big PATH [--partitioned] | --db --seed N OUT_DIR".into()),
+        _ => return Err("usage: gen-rocksdb11 OUT_DIR [SEED] | --big PATH [--partitioned] | --db --seed N OUT_DIR | --deployed --seed N OUT_DIR".into()),
     };
     let out = std::path::Path::new(out);
     std::fs::create_dir_all(out)?;
