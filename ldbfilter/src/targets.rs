@@ -7,7 +7,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use leveldb_filter::db::{current_manifest, LiveTable, Manifest};
+use leveldb_filter::db::{current_manifest, KeyOrder, LiveTable, Manifest};
 
 use crate::Failure;
 
@@ -42,6 +42,9 @@ pub(crate) struct Live {
     pub(crate) size: u64,
     /// The database's comparator, as its MANIFEST names it.
     pub(crate) comparator: Option<String>,
+    /// Its key order, where this crate knows it (`Manifest::key_order`:
+    /// a MANIFEST that names none is bytewise).
+    pub(crate) key_order: Option<KeyOrder>,
     /// The smallest and largest user keys the MANIFEST records.
     pub(crate) key_range: (Vec<u8>, Vec<u8>),
 }
@@ -174,6 +177,7 @@ impl Targets {
                             .manifest
                             .comparator(table.column_family)
                             .map(str::to_string),
+                        key_order: database.manifest.key_order(table.column_family).ok(),
                         key_range: (
                             table.smallest_user_key().to_vec(),
                             table.largest_user_key().to_vec(),

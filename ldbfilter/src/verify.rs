@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use clap::Args;
-use leveldb_filter::format::TableFile;
+use leveldb_filter::format::{KeyOrder, TableFile};
 use leveldb_filter::leveldb::{verify_filter, KeyStats, Table, Verdict};
 use leveldb_filter::rocksdb::{self, FilterCheck, FilterReport};
 
@@ -131,17 +131,20 @@ fn leveldb_line(
 ) -> Result<(Line, bool), Failure> {
     let path = &target.path;
     let (table, stats) = loaded.open(path)?;
-    let comparator = target.live.as_ref().map(|live| live.comparator.as_deref());
+    let order = target.live.as_ref().map(|live| live.key_order);
     let unordered = stats
         .out_of_order
         .as_ref()
         .map(|(before, after)| format!("key {} comes before key {}", hex(before), hex(after)));
-    match (&unordered, comparator) {
-        (Some(what), Some(Some(BYTEWISE))) => {
-            let what = format!("{what}, against the database's comparator {BYTEWISE}");
+    match (&unordered, order) {
+        (Some(what), Some(Some(KeyOrder::Bytewise))) => {
+            let what = format!(
+                "{what}, against the database's comparator {}",
+                KeyOrder::Bytewise.name()
+            );
             return Ok((Line::new("out-of-order", what), false));
         }
-        // Another comparator's order, which this crate does not know.
+        // Another comparator's order: the key pass checks bytewise order alone.
         (Some(_), Some(_)) => {}
         (Some(what), None) => {
             let (line, well) = leveldb_verdict(args, path, &table, &stats)?;
@@ -155,9 +158,6 @@ fn leveldb_line(
     }
     leveldb_verdict(args, path, &table, &stats)
 }
-
-/// The LevelDB database comparator whose order this crate knows.
-const BYTEWISE: &str = "leveldb.BytewiseComparator";
 
 /// A LevelDB table's filter, checked.
 fn leveldb_verdict(
