@@ -149,15 +149,18 @@ pub mod leveldb;
 pub mod rocksdb;
 #[cfg(feature = "rusty-leveldb")]
 pub mod rusty;
+mod table;
 
 use std::sync::Arc;
 
 pub use bloom::{BloomFilter, BloomFilterPolicy, KeyHash};
-pub use error::{Error, FilterBlockError};
+pub use error::FilterBlockError;
 pub use filter_block::{FilterBlock, FilterBlockBuilder, FilterBlockReader};
+pub use format::Error;
 pub(crate) use hash::hash;
 pub use hash::HashVariant;
 pub use internal_key::InternalKeyPolicy;
+pub use table::{AnyTable, TableFormat};
 
 /// The kernel this process runs Bloom filters on: `"avx512"`, `"avx2"` or
 /// `"scalar"`, decided once from the CPU and the environment variable

@@ -4,12 +4,11 @@
 //! before they are read, a block at a time.
 
 use std::fs::File;
-use std::io::{self, BufRead, Read, Seek, SeekFrom};
+use std::io::{self, BufRead, Read};
 use std::path::Path;
 
 use leveldb_filter::format::TableFile;
-use leveldb_filter::rocksdb::Footer;
-use leveldb_filter::Error;
+use leveldb_filter::{Error, TableFormat};
 
 use crate::{shown, Failure};
 
@@ -250,12 +249,12 @@ pub fn read_hex_file(path: &Path) -> Result<Vec<u8>, Failure> {
     parse_hex(text.trim()).map_err(file_error)
 }
 
-/// A table file, opened to be read by block once its footer looks like a
-/// table's: a regular file (not a directory, device or FIFO, which could
-/// block or never end), whose last 8 bytes are one of `magics` and whose
-/// footer reads and names blocks inside the file. A file that is not a
-/// table is refused from its last bytes, without reading the rest.
-pub fn open_table_file(path: &Path, magics: &[u64], footer_len: u64) -> Result<TableFile, Failure> {
+/// A table file, opened to be read by block, and its format, once its
+/// footer reads: a regular file (not a directory, device or FIFO, which
+/// could block or never end) whose footer names blocks inside the file. A
+/// file that is not a table is refused from its last bytes, without
+/// reading the rest.
+pub fn open_table_file(path: &Path) -> Result<(TableFile, TableFormat), Failure> {
     let file_error = |what: String| Failure::File {
         path: path.to_owned(),
         what,
@@ -278,26 +277,17 @@ pub fn open_table_file(path: &Path, magics: &[u64], footer_len: u64) -> Result<T
             what: format!("is {kind}, not a table file"),
         });
     }
-    let mut file = File::open(path).map_err(io_error)?;
-    let meta = file.metadata().map_err(io_error)?;
-    let len = meta.len();
-    if len < footer_len {
-        return Err(file_error(Error::TruncatedFooter { len }.to_string()));
-    }
-    // The footer judged from the file's last bytes: its magic, its
-    // format_version and checksum type, and the blocks it names inside the
-    // file, before the file is read.
-    let mut end = vec![0u8; len.min(53) as usize];
-    file.seek(SeekFrom::Start(len - end.len() as u64))
-        .and_then(|_| file.read_exact(&mut end))
+    let file = File::open(path)
+        .and_then(TableFile::new)
         .map_err(io_error)?;
-    let found = u64::from_le_bytes(end[end.len() - 8..].try_into().expect("8 bytes"));
-    if !magics.contains(&found) {
-        return Err(file_error(Error::BadMagic { found }.to_string()));
-    }
-    Footer::read_end(&end, len).map_err(|e| file_error(e.to_string()))?;
-    // Read from here a block at a time.
-    TableFile::new(file).map_err(io_error)
+    let format = TableFormat::of(&file).map_err(|e| match e {
+        Error::Read { what, .. } => Failure::Unreadable {
+            path: path.to_owned(),
+            what,
+        },
+        e => file_error(e.to_string()),
+    })?;
+    Ok((file, format))
 }
 
 #[cfg(unix)]

@@ -17,14 +17,14 @@ use leveldb_filter::leveldb::{
     detect, entry_type, probe, Basis, Detected, Evidence, KeyFormat, Probe, Table, VerifyOptions,
 };
 use leveldb_filter::rocksdb::{self, Lookup};
-use leveldb_filter::{BloomFilterPolicy, HashVariant};
+use leveldb_filter::{BloomFilterPolicy, HashVariant, TableFormat};
 
 use crate::input::{parse_hex, KeyLines, Source};
 use crate::report::{
     answer_word, escaped, hex, one_line_json, shown, table_error, write_error, PathJson, ABSENT,
     MAY_MATCH, PAST_LAST_KEY,
 };
-use crate::tables::{variant_word, Detect, ErrorJson, Format, Loaded};
+use crate::tables::{variant_word, Detect, ErrorJson, Loaded};
 use crate::targets::{read_database, Database, Target};
 use crate::{Failure, Status};
 use leveldb_filter::format::TableFile;
@@ -128,9 +128,9 @@ pub fn run(args: &ProbeArgs) -> Status {
             path: path.clone(),
             live: None,
         })
-        .and_then(|loaded| match loaded.format() {
-            Format::LevelDb => leveldb(args, path, &loaded, &mut stdout),
-            Format::RocksDb => rocksdb(args, path, &loaded, &mut stdout),
+        .and_then(|loaded| match loaded.format {
+            TableFormat::LevelDb => leveldb(args, path, &loaded, &mut stdout),
+            TableFormat::RocksDb { .. } => rocksdb(args, path, &loaded, &mut stdout),
         }),
     };
     let failure = match result {
@@ -654,7 +654,7 @@ struct Tables<'d> {
 struct Held {
     path: PathBuf,
     file: TableFile,
-    format: Format,
+    format: TableFormat,
     variant: Option<HashVariant>,
 }
 
@@ -682,9 +682,9 @@ impl Tables<'_> {
             Err(path) => return (path, TableStep::Corrupt, 0),
         };
         let answer = match held.format {
-            Format::LevelDb if !known => Ok((TableStep::Unordered, 0)),
-            Format::LevelDb => leveldb_step(held, key).map(|step| (step, 0)),
-            Format::RocksDb => rocksdb_step(&held.file, key, skip_filter),
+            TableFormat::LevelDb if !known => Ok((TableStep::Unordered, 0)),
+            TableFormat::LevelDb => leveldb_step(held, key).map(|step| (step, 0)),
+            TableFormat::RocksDb { .. } => rocksdb_step(&held.file, key, skip_filter),
         };
         let (step, covering) = answer.unwrap_or((TableStep::Corrupt, 0));
         (held.path.clone(), step, covering)
@@ -712,10 +712,10 @@ impl Tables<'_> {
             if self.loaded.len() >= MAX_HELD || kept > MAX_KEPT {
                 self.loaded.clear();
             }
-            let format = Format::of(&file);
+            let format = TableFormat::of(&file).map_err(|_| path.clone())?;
             let variant = match format {
-                Format::RocksDb => None,
-                Format::LevelDb => {
+                TableFormat::RocksDb { .. } => None,
+                TableFormat::LevelDb => {
                     let table = Table::open_for_lookups(&file).map_err(|_| path.clone())?;
                     let options = VerifyOptions {
                         key_format: Some(KeyFormat::Internal),

@@ -11,9 +11,9 @@ use std::sync::mpsc;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use leveldb_filter::format::TableFile;
-use leveldb_filter::format::TABLE_MAGIC;
-use leveldb_filter::leveldb::{FilterFound, KeyFormat, KeyStats, Table, VerifyOptions, FOOTER_LEN};
-use leveldb_filter::rocksdb::{self, is_rocksdb_table, FilterBits, ROCKSDB_MAGIC};
+use leveldb_filter::leveldb::{FilterFound, KeyFormat, KeyStats, Table, VerifyOptions};
+use leveldb_filter::rocksdb::{self, FilterBits};
+use leveldb_filter::TableFormat;
 use rayon::iter::{ParallelBridge, ParallelIterator};
 
 use crate::input;
@@ -55,25 +55,11 @@ impl Detect {
     }
 }
 
-/// Which engine's table a file is: each table command dispatches on it once.
-pub(crate) enum Format {
-    LevelDb,
-    RocksDb,
-}
-
-impl Format {
-    /// The format of a table file.
-    pub(crate) fn of(file: &TableFile) -> Format {
-        match is_rocksdb_table(file) {
-            true => Format::RocksDb,
-            false => Format::LevelDb,
-        }
-    }
-}
-
-/// A table file, opened to be read by block.
+/// A table file, opened to be read by block, and its format: each table
+/// command dispatches on it once.
 pub(crate) struct Loaded {
     pub(crate) file: TableFile,
+    pub(crate) format: TableFormat,
 }
 
 impl Loaded {
@@ -100,14 +86,8 @@ impl Loaded {
                 });
             }
         }
-        let magics = [TABLE_MAGIC, ROCKSDB_MAGIC];
-        let file = input::open_table_file(path, &magics, FOOTER_LEN as u64)?;
-        Ok(Loaded { file })
-    }
-
-    /// RocksDB's (its magic, or LevelDB's with a RocksDB filter), or LevelDB's.
-    pub(crate) fn format(&self) -> Format {
-        Format::of(&self.file)
+        let (file, format) = input::open_table_file(path)?;
+        Ok(Loaded { file, format })
     }
 
     /// The table and one pass over its keys.

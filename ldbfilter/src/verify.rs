@@ -12,10 +12,11 @@ use crate::report::{
     escaped, hex, one_line_json, shown, table_error, write_error, MISMATCH, OUT_OF_ORDER,
 };
 use crate::tables::{
-    filter_kind, filters, place, run_tables, Detect, Format, Loaded, Opened, Report, TableJson,
+    filter_kind, filters, place, run_tables, Detect, Loaded, Opened, Report, TableJson,
 };
 use crate::targets::{Inputs, Target};
 use crate::{Failure, Status};
+use leveldb_filter::TableFormat;
 
 #[derive(Args)]
 pub struct VerifyArgs {
@@ -40,9 +41,10 @@ pub fn run(args: &VerifyArgs) -> Status {
     run_tables("verify", &args.inputs, args.json, None, |target| {
         let path = &target.path;
         let loaded = Loaded::read(target)?;
-        let (format, (line, ok)) = match loaded.format() {
-            Format::LevelDb => ("leveldb", leveldb_line(args, target, &loaded)?),
-            Format::RocksDb => ("rocksdb", rocksdb_line(path, &loaded.file)?),
+        let format = loaded.format.engine();
+        let (line, ok) = match loaded.format {
+            TableFormat::LevelDb => leveldb_line(args, target, &loaded)?,
+            TableFormat::RocksDb { .. } => rocksdb_line(path, &loaded.file)?,
         };
         let not_checked = line.status == "not-checked";
         let ok = ok || (not_checked && !args.strict);

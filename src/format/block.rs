@@ -14,9 +14,9 @@ use std::cmp::Ordering;
 
 use byteorder::{ByteOrder, LittleEndian};
 
+use super::Error;
 use super::{varint32, BlockHandle, BlockKind, Compression, Source, BLOCK_TRAILER_LEN};
-use crate::error::{Corruption, Limit};
-use crate::Error;
+use super::{Corruption, Limit};
 
 /// The most a Snappy block can expand: a 3-byte copy makes at most 64 bytes,
 /// so no valid block claims more than 22 times its size.

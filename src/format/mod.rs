@@ -8,23 +8,32 @@
 use std::fmt;
 
 mod block;
+mod checksum;
+mod codecs;
+mod cursor;
 mod entry;
+mod error;
+mod footer;
 mod order;
 mod source;
 
-pub use crate::error::{Corruption, Field, Limit};
+pub use error::{Corruption, Error, Field, FooterProblem, Limit};
 // RocksDB's compressed blocks alone (the `codecs` feature) need `too_large` here.
 #[cfg(feature = "codecs")]
 pub(crate) use block::too_large;
 pub(crate) use block::{kept_block, snappy, stored_block, uncompressed_limit, unmask};
 pub use block::{Block, BlockIter, Entry, KEY_EXPANSION, MAX_SNAPPY_EXPANSION};
+pub use checksum::ChecksumType;
+pub(crate) use checksum::{checked_block, read_block};
+pub(crate) use codecs::uncompress;
+pub(crate) use cursor::{for_each_internal_key, for_each_user_key, Cursor, Layout};
 pub use entry::{EntryKind, KeyEntry};
+pub(crate) use footer::find_meta;
+pub use footer::{Footer, LEVELDB_FOOTER_LEN, MAX_FOOTER_LEN, ROCKSDB_MAGIC, TABLE_MAGIC};
 pub use order::KeyOrder;
 pub(crate) use order::{without_timestamp, KNOWN_COMPARATORS};
 pub use source::{Source, TableFile};
 
-/// The magic number that ends every LevelDB table.
-pub const TABLE_MAGIC: u64 = 0xdb4775248b80fb57;
 /// Length of the trailer after each block: compression type and masked CRC-32C.
 pub const BLOCK_TRAILER_LEN: u64 = 5;
 

@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use elsa::sync::FrozenMap;
 
-use crate::Error;
+use super::Error;
 
 /// A table file opened for reading by block.
 ///

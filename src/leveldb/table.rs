@@ -35,12 +35,12 @@ use byteorder::{ByteOrder, LittleEndian};
 
 use crate::format::{
     kept_block, snappy, stored_block, unmask, Block, BlockHandle, BlockKind, Compression,
-    Corruption, Source, BLOCK_TRAILER_LEN, TABLE_MAGIC,
+    Corruption, Footer, Source, BLOCK_TRAILER_LEN,
 };
 use crate::Error;
 
 /// Length of the footer.
-pub const FOOTER_LEN: usize = 48;
+pub const FOOTER_LEN: usize = crate::format::LEVELDB_FOOTER_LEN;
 /// An entry of the index block: a key and the block it points to.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BlockEntry {
@@ -145,14 +145,7 @@ impl<'a> Table<'a> {
             return Err(Error::TruncatedFooter { len: file.len() });
         };
         let footer = file.read(footer_at, FOOTER_LEN)?;
-        let magic = LittleEndian::read_u64(&footer[40..]);
-        if magic != TABLE_MAGIC {
-            return Err(Error::BadMagic { found: magic });
-        }
-        let bad_footer = Error::BadFooterHandle;
-        let (metaindex_handle, rest) =
-            BlockHandle::decode(&footer[..40]).ok_or(bad_footer.clone())?;
-        let (index_handle, _) = BlockHandle::decode(rest).ok_or(bad_footer)?;
+        let (metaindex_handle, index_handle) = Footer::leveldb_handles(&footer)?;
         let mut table = Table {
             file,
             metaindex_handle,

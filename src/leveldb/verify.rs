@@ -36,7 +36,7 @@ use std::ops::ControlFlow;
 
 use super::Table;
 use crate::arch::Kernel;
-use crate::error::Corruption;
+use crate::format::Corruption;
 use crate::format::{Block, BlockHandle, BlockKind, Compression, BLOCK_TRAILER_LEN};
 use crate::internal_key::user_key;
 use crate::{BloomFilterPolicy, Error, FilterBlock, FilterBlockReader, HashVariant};

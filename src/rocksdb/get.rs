@@ -2,13 +2,11 @@
 //! the key in the data block it reads, newest first, and the range
 //! tombstones (`rocksdb.range_del`) that cover the key.
 
-use crate::error::Corruption;
-use crate::format::{BlockHandle, BlockKind, EntryKind, KeyEntry};
+use crate::format::{find_meta, for_each_internal_key, Cursor, Layout};
+use crate::format::{BlockHandle, BlockKind, Corruption, EntryKind, KeyEntry};
 use crate::Error;
 
-use super::blocks::for_each_internal_key;
-use super::cursor::{Cursor, Layout};
-use super::{find_meta, Table};
+use super::Table;
 
 impl Table<'_> {
     /// The entries of user key `key` (without a timestamp) in the data

@@ -23,10 +23,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-mod blocks;
 mod build;
 mod check;
-mod cursor;
 mod filter;
 mod get;
 mod ribbon;
@@ -67,23 +65,21 @@ macro_rules! full_filter_policies {
 }
 full_filter_policies!(FastLocalBloomBuilder, LegacyBloomBuilder, RibbonBuilder);
 
-pub use crate::error::FooterProblem;
-use crate::error::{Corruption, Field, Limit};
-use crate::format::{kept_block, stored_block, uncompressed_limit, Source};
+use crate::format::{checked_block, find_meta, for_each_user_key, read_block, uncompress};
+use crate::format::{uncompressed_limit, Cursor, Layout, Source};
 use crate::format::{varint64, BlockHandle, BlockKind, Compression, KeyOrder};
+pub use crate::format::{ChecksumType, Footer, FooterProblem, ROCKSDB_MAGIC};
+use crate::format::{Corruption, Field, Limit};
 use crate::Error;
-use blocks::{for_each_user_key, uncompress};
-use cursor::{Cursor, Layout};
 
-/// The magic number that ends a RocksDB block-based table with a
-/// format_version >= 1 footer.
-pub const ROCKSDB_MAGIC: u64 = 0x88e2_41b7_85f4_cff7;
 /// The magic number of format_version 0, LevelDB's.
 pub const LEGACY_MAGIC: u64 = crate::format::TABLE_MAGIC;
 
 /// Whether `bytes` are a RocksDB table: its footer magic (format_version 1
 /// and later), or LevelDB's (format_version 0) with a RocksDB filter entry
-/// in the metaindex (`fullfilter.` or `partitionedfilter.`).
+/// in the metaindex (`fullfilter.` or `partitionedfilter.`). Where the
+/// footer must also read, [`TableFormat::of`](crate::TableFormat::of)
+/// decides.
 pub fn is_rocksdb_table<'a>(file: impl Into<Source<'a>>) -> bool {
     let file = file.into();
     let magic = file
@@ -93,6 +89,13 @@ pub fn is_rocksdb_table<'a>(file: impl Into<Source<'a>>) -> bool {
     if magic.is_some_and(|magic| magic[..] == ROCKSDB_MAGIC.to_le_bytes()) {
         return true;
     }
+    names_rocksdb_filter(file)
+}
+
+/// Whether the file opens as a RocksDB table whose metaindex names a full
+/// or partitioned filter: behind LevelDB's magic, what tells RocksDB's
+/// legacy footer from LevelDB's table.
+pub(crate) fn names_rocksdb_filter(file: Source<'_>) -> bool {
     Table::open(file).is_ok_and(|sst| {
         sst.filter_name().is_some_and(|name| {
             name.starts_with("fullfilter.") || name.starts_with("partitionedfilter.")
@@ -110,278 +113,6 @@ const BUILTIN_NAMES: [&str; 7] = [
     "bloomfilter",
     "ribbonfilter",
 ];
-
-/// How a table's blocks are checksummed (the footer's first byte).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ChecksumType {
-    /// 0: none.
-    None,
-    /// 1: masked CRC-32C, as LevelDB.
-    Crc32c,
-    /// 2: xxHash32, seed 0.
-    XxHash32,
-    /// 3: the low 32 bits of xxHash64, seed 0.
-    XxHash64,
-    /// 4: the low 32 bits of XXH3 (64-bit) of the contents, the type byte
-    /// mixed in after (RocksDB 7.8's default).
-    Xxh3,
-}
-
-impl ChecksumType {
-    fn from_byte(byte: u8) -> Option<ChecksumType> {
-        Some(match byte {
-            0 => ChecksumType::None,
-            1 => ChecksumType::Crc32c,
-            2 => ChecksumType::XxHash32,
-            3 => ChecksumType::XxHash64,
-            4 => ChecksumType::Xxh3,
-            _ => return None,
-        })
-    }
-
-    /// The checksum of a block's contents and its type byte, as stored in
-    /// its trailer (`ComputeBuiltinChecksum`); `None` for no checksum.
-    pub fn checksum(self, contents: &[u8], kind: u8) -> Option<u32> {
-        let with_kind = || [contents, &[kind]].concat();
-        Some(match self {
-            ChecksumType::None => return None,
-            ChecksumType::Crc32c => {
-                let crc = crc32c::crc32c_append(crc32c::crc32c(contents), &[kind]);
-                crc.rotate_right(15).wrapping_add(0xa282_ead8)
-            }
-            ChecksumType::XxHash32 => xxhash_rust::xxh32::xxh32(&with_kind(), 0),
-            ChecksumType::XxHash64 => xxhash_rust::xxh64::xxh64(&with_kind(), 0) as u32,
-            ChecksumType::Xxh3 => {
-                let h = xxhash_rust::xxh3::xxh3_64(contents) as u32;
-                h ^ u32::from(kind).wrapping_mul(0x6b90_83d9)
-            }
-        })
-    }
-}
-
-impl std::fmt::Display for ChecksumType {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            ChecksumType::None => "none",
-            ChecksumType::Crc32c => "crc32c",
-            ChecksumType::XxHash32 => "xxhash32",
-            ChecksumType::XxHash64 => "xxhash64",
-            ChecksumType::Xxh3 => "xxh3",
-        })
-    }
-}
-
-/// A RocksDB table's footer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Footer {
-    /// 0 (the legacy footer, LevelDB's) to 7.
-    pub format_version: u32,
-    /// How blocks are checksummed.
-    pub checksum: ChecksumType,
-    /// The metaindex block.
-    pub metaindex: BlockHandle,
-    /// The index block: from the footer, or for format_version >= 6 from
-    /// the metaindex entry `rocksdb.index` ([`Footer::read`] looks it up;
-    /// [`Footer::read_end`], which sees no metaindex, gives offset and size 0).
-    pub index: BlockHandle,
-    /// format_version >= 6: the table's context for block checksums (never
-    /// 0 there); 0 before.
-    pub base_context_checksum: u32,
-}
-
-impl Footer {
-    /// Reads the footer at the end of `file` (and for format_version >= 6
-    /// the index handle from the metaindex).
-    pub fn read<'a>(file: impl Into<Source<'a>>) -> Result<Footer, Error> {
-        let file = file.into();
-        let footer = Footer::read_last(file)?;
-        if footer.format_version < 6 {
-            return Ok(footer);
-        }
-        Ok(footer.with_metaindex(file)?.0)
-    }
-
-    /// [`Footer::read_end`] of the file's last bytes.
-    fn read_last(file: Source<'_>) -> Result<Footer, Error> {
-        let len = file.len().min(53);
-        let end = file.read(file.len() - len, len as usize)?;
-        Footer::read_end(&end, file.len())
-    }
-
-    /// [`Footer::read`], and the metaindex block it names, read and checked.
-    fn read_with_metaindex(file: Source<'_>) -> Result<(Footer, &[u8]), Error> {
-        Footer::read_last(file)?.with_metaindex(file)
-    }
-
-    /// This footer, read from the end of `file`, and the metaindex it
-    /// names; for format_version >= 6 the index handle from there.
-    fn with_metaindex(mut self, file: Source<'_>) -> Result<(Footer, &[u8]), Error> {
-        let metaindex = read_block(file, &self, BlockKind::Metaindex, self.metaindex)?;
-        if self.format_version >= 6 {
-            let corrupt = |what| Error::CorruptBlock {
-                block: BlockKind::Metaindex,
-                offset: self.metaindex.offset,
-                what,
-            };
-            let value =
-                find_meta(metaindex, b"rocksdb.index").ok_or(corrupt(Corruption::NoIndexEntry))?;
-            self.index = BlockHandle::decode(value)
-                .ok_or(corrupt(Corruption::NotAHandle))?
-                .0;
-        }
-        Ok((self, metaindex))
-    }
-
-    /// Reads the footer from `end`, the last bytes of a file of `file_len`
-    /// bytes (53 of them, or all of a shorter file), and checks that the
-    /// blocks it names lie inside the file: a file can be judged from its
-    /// end before it is read whole. LevelDB's magic reads as format_version
-    /// 0. From format_version 6 the footer holds its own checksum (checked
-    /// here) and the metaindex's size, the metaindex ending where the
-    /// footer starts; the index handle is in the metaindex.
-    pub fn read_end(end: &[u8], file_len: u64) -> Result<Footer, Error> {
-        let len = end.len();
-        if len < crate::leveldb::FOOTER_LEN || file_len < len as u64 {
-            return Err(Error::TruncatedFooter { len: file_len });
-        }
-        let magic = u64::from_le_bytes(end[len - 8..].try_into().expect("8 bytes"));
-        let footer = match magic {
-            LEGACY_MAGIC => {
-                let (metaindex, index) = two_handles(&end[len - 48..len - 8])?;
-                Footer {
-                    format_version: 0,
-                    checksum: ChecksumType::Crc32c,
-                    metaindex,
-                    index,
-                    base_context_checksum: 0,
-                }
-            }
-            ROCKSDB_MAGIC if len < 53 => return Err(Error::TruncatedFooter { len: file_len }),
-            ROCKSDB_MAGIC => Footer::read_rocksdb(&end[len - 53..], file_len - 53)?,
-            found => return Err(Error::BadMagic { found }),
-        };
-        let index = (footer.format_version < 6).then_some((BlockKind::Index, footer.index));
-        for (block, handle) in [(BlockKind::Metaindex, footer.metaindex)]
-            .into_iter()
-            .chain(index)
-        {
-            let end = handle
-                .offset
-                .checked_add(handle.size)
-                .and_then(|e| e.checked_add(crate::format::BLOCK_TRAILER_LEN));
-            if end.is_none_or(|end| end > file_len) {
-                return Err(Error::HandlePastEnd {
-                    block,
-                    handle,
-                    file_len,
-                });
-            }
-        }
-        Ok(footer)
-    }
-
-    /// A footer of RocksDB's magic: its 53 bytes, at `offset` in the file.
-    fn read_rocksdb(footer: &[u8], offset: u64) -> Result<Footer, Error> {
-        let u32_at =
-            |at: usize| u32::from_le_bytes(footer[at..at + 4].try_into().expect("4 bytes"));
-        let format_version = u32_at(41);
-        if !(1..=8).contains(&format_version) {
-            return Err(Error::Unsupported {
-                what: Field::FormatVersion,
-                found: u64::from(format_version),
-            });
-        }
-        let checksum = ChecksumType::from_byte(footer[0]).ok_or(Error::Unsupported {
-            what: Field::ChecksumType,
-            found: u64::from(footer[0]),
-        })?;
-        if format_version < 6 {
-            let (metaindex, index) = two_handles(&footer[1..41])?;
-            return Ok(Footer {
-                format_version,
-                checksum,
-                metaindex,
-                index,
-                base_context_checksum: 0,
-            });
-        }
-        // `Footer::DecodeFrom` of format_version 6 to 8.
-        let bad = |what| Err(Error::BadFooter { what });
-        if footer[1..5] != [0x3e, 0x00, 0x7a, 0x00] {
-            return bad(FooterProblem::ExtendedMagic { found: u32_at(1) });
-        }
-        let reserved = u64::from_le_bytes(footer[33..41].try_into().expect("8 bytes"));
-        if reserved != 0 {
-            return Err(Error::Unsupported {
-                what: Field::FooterReserved,
-                found: reserved,
-            });
-        }
-        let base = u32_at(9);
-        if base == 0 {
-            return bad(FooterProblem::NoContextChecksum);
-        }
-        let mut zeroed = [0u8; 53];
-        zeroed.copy_from_slice(footer);
-        zeroed[5..9].fill(0);
-        let found = checksum
-            .checksum(&zeroed[..52], zeroed[52])
-            .unwrap_or(0)
-            .wrapping_add(context_modifier(base, offset));
-        if found != u32_at(5) {
-            return bad(FooterProblem::Checksum {
-                expected: u32_at(5),
-                found,
-            });
-        }
-        // format_version 8: the size in the low 16 bits, the gap between
-        // the metaindex and the footer in the high 16.
-        let (size, gap) = match format_version {
-            8 => (u64::from(u32_at(13) & 0xffff), u64::from(u32_at(13) >> 16)),
-            _ => (u64::from(u32_at(13)), 0),
-        };
-        let metaindex = BlockHandle {
-            offset: offset
-                .checked_sub(size + gap + crate::format::BLOCK_TRAILER_LEN)
-                .ok_or(Error::HandlePastEnd {
-                    block: BlockKind::Metaindex,
-                    handle: BlockHandle { offset: 0, size },
-                    file_len: offset + 53,
-                })?,
-            size,
-        };
-        Ok(Footer {
-            format_version,
-            checksum,
-            metaindex,
-            index: BlockHandle { offset: 0, size: 0 },
-            base_context_checksum: base,
-        })
-    }
-
-    /// What a block's stored checksum adds to its computed one
-    /// (format_version >= 6, `ChecksumModifierForContext`).
-    pub fn checksum_modifier(&self, offset: u64) -> u32 {
-        context_modifier(self.base_context_checksum, offset)
-    }
-}
-
-/// `ChecksumModifierForContext`: 0 without a context, else the context
-/// xor the offset's two halves added.
-fn context_modifier(base: u32, offset: u64) -> u32 {
-    match base {
-        0 => 0,
-        base => base ^ (offset as u32).wrapping_add((offset >> 32) as u32),
-    }
-}
-
-/// The metaindex and index handles of a footer before format_version 6.
-fn two_handles(handles: &[u8]) -> Result<(BlockHandle, BlockHandle), Error> {
-    let (metaindex, rest) = BlockHandle::decode(handles).ok_or(Error::BadFooterHandle)?;
-    let (index, _) = BlockHandle::decode(rest).ok_or(Error::BadFooterHandle)?;
-    Ok((metaindex, index))
-}
 
 /// A RocksDB table's filter, as RocksDB 7.8 finds it in the metaindex.
 #[derive(Clone, Debug)]
@@ -1423,71 +1154,6 @@ fn after(
         .saturating_add(handle.size)
         .saturating_add(crate::format::BLOCK_TRAILER_LEN);
     Ok(())
-}
-
-/// The value of the metaindex entry `name`, as RocksDB's `FindMetaBlock`
-/// finds it: the entry its seek lands on, if its key is `name`.
-fn find_meta<'b>(metaindex: &'b [u8], name: &[u8]) -> Option<&'b [u8]> {
-    let mut cursor = Cursor::new(metaindex, Layout::Plain).ok()?;
-    let found = cursor.seek(|key| key.cmp(name)).ok()?;
-    (found && cursor.key() == name).then(|| cursor.value())
-}
-
-/// A block's contents, its trailer checked; meta and filter blocks are never
-/// compressed.
-fn read_block<'f>(
-    file: Source<'f>,
-    footer: &Footer,
-    kind: BlockKind,
-    handle: BlockHandle,
-) -> Result<&'f [u8], Error> {
-    let (contents, trailer) = kept_block(file, kind, handle)?;
-    let type_byte = check_trailer(footer, kind, handle, contents, trailer)?;
-    if type_byte != 0 && kind != BlockKind::Filter {
-        return Err(Error::CorruptBlock {
-            block: kind,
-            offset: handle.offset,
-            what: Corruption::MetaBlockCompressed,
-        });
-    }
-    Ok(contents)
-}
-
-/// A block's stored contents and type byte, once its trailer's checksum
-/// matches (with format_version >= 6, the checksum plus the modifier of the
-/// block's offset).
-fn checked_block<'f>(
-    file: Source<'f>,
-    footer: &Footer,
-    kind: BlockKind,
-    handle: BlockHandle,
-) -> Result<(Cow<'f, [u8]>, u8), Error> {
-    let (contents, trailer) = stored_block(file, kind, handle)?;
-    let type_byte = check_trailer(footer, kind, handle, &contents, trailer)?;
-    Ok((contents, type_byte))
-}
-
-/// The block's type byte, once the trailer's checksum matches its contents.
-fn check_trailer(
-    footer: &Footer,
-    kind: BlockKind,
-    handle: BlockHandle,
-    contents: &[u8],
-    trailer: [u8; 5],
-) -> Result<u8, Error> {
-    let expected = u32::from_le_bytes(trailer[1..5].try_into().expect("4 bytes"));
-    let checksum = footer.checksum.checksum(contents, trailer[0]);
-    if let Some(found) = checksum.map(|c| c.wrapping_add(footer.checksum_modifier(handle.offset))) {
-        if found != expected {
-            return Err(Error::ChecksumMismatch {
-                block: kind,
-                offset: handle.offset,
-                expected,
-                found,
-            });
-        }
-    }
-    Ok(trailer[0])
 }
 
 /// What [`Table::for_each_key`] found.

@@ -10,9 +10,10 @@ use clap::Args;
 use leveldb_filter::leveldb::MeasuredFpr;
 
 use crate::report::{escaped, hex, one_line_json, shown, HandleJson, PathJson};
-use crate::tables::{run_tables, Detect, Format, Loaded, Report, TableJson};
+use crate::tables::{run_tables, Detect, Loaded, Report, TableJson};
 use crate::targets::{Database, Inputs, Target};
 use crate::{Failure, Status};
+use leveldb_filter::TableFormat;
 
 #[derive(Args)]
 pub struct InspectArgs {
@@ -35,11 +36,13 @@ pub fn run(args: &InspectArgs) -> Status {
         |target| {
             let loaded = Loaded::read(target)?;
             let mut out = Vec::new();
-            match loaded.format() {
-                Format::LevelDb => {
+            match loaded.format {
+                TableFormat::LevelDb => {
                     leveldb::report(args.json, &args.detect, target, &loaded, &mut out)?
                 }
-                Format::RocksDb => rocksdb::report(target, &loaded.file, args.json, &mut out)?,
+                TableFormat::RocksDb { .. } => {
+                    rocksdb::report(target, &loaded.file, args.json, &mut out)?
+                }
             }
             Ok(Report {
                 out,

@@ -21,9 +21,8 @@
 
 use std::cmp::Ordering;
 
-use crate::error::Corruption;
-use crate::format::KEY_EXPANSION;
-use crate::format::{varint32, varint64, BlockHandle, BLOCK_TRAILER_LEN};
+use super::{varint32, varint64, BlockHandle, BlockKind, Corruption, Error};
+use super::{BLOCK_TRAILER_LEN, KEY_EXPANSION};
 
 /// How a block's entries hold their values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -431,6 +430,60 @@ fn with_first_key(
     }
     let (len, rest) = varint32(rest)?;
     Some((handle, rest.get(len as usize..)?))
+}
+
+/// Reads every key of a data block (internal keys: user key and an 8-byte
+/// tag), calling `each` with each user key; with `common_prefix`
+/// (format_version 8) the block may store the keys' common prefix once;
+/// `interval`, the table's data block restart interval, reads a block of
+/// separated keys and values.
+pub(crate) fn for_each_user_key(
+    block: &[u8],
+    handle: BlockHandle,
+    common_prefix: bool,
+    interval: u64,
+    mut each: impl FnMut(&[u8]),
+) -> Result<u64, Error> {
+    for_each_internal_key(block, handle, common_prefix, interval, |user, _| {
+        each(user);
+        true
+    })
+}
+
+/// As [`for_each_user_key`], with each key's tag (sequence number << 8 |
+/// type); `each` says whether to go on. Returns the keys read.
+pub(crate) fn for_each_internal_key(
+    block: &[u8],
+    handle: BlockHandle,
+    common_prefix: bool,
+    interval: u64,
+    mut each: impl FnMut(&[u8], u64) -> bool,
+) -> Result<u64, Error> {
+    let corrupt = |what| Error::CorruptBlock {
+        block: BlockKind::Data,
+        offset: handle.offset,
+        what,
+    };
+    let cursor = Cursor::new(block, Layout::Plain)
+        .and_then(|c| c.with_common_prefix(common_prefix))
+        .map(|c| c.data_block(interval));
+    let mut cursor = cursor.map_err(corrupt)?;
+    let mut keys = 0;
+    let mut more = cursor.seek_to_first().map_err(corrupt)?;
+    while more {
+        let key = cursor.key();
+        let user = key
+            .len()
+            .checked_sub(8)
+            .ok_or(corrupt(Corruption::KeyShorterThanTag))?;
+        let tag = u64::from_le_bytes(key[user..].try_into().expect("8 bytes"));
+        keys += 1;
+        if !each(&key[..user], tag) {
+            break;
+        }
+        more = cursor.advance().map_err(corrupt)?;
+    }
+    Ok(keys)
 }
 
 #[cfg(test)]

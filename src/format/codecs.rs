@@ -1,5 +1,5 @@
-//! A RocksDB table's data and index blocks: uncompressed as RocksDB 7.8
-//! frames them (util/compression.h), and each data block's keys read.
+//! Compressed blocks uncompressed as RocksDB frames them
+//! (util/compression.h), within bounds set by the file's size.
 //!
 //! ```text
 //! compressed block, format_version >= 2: varint32 uncompressed size | codec's bytes
@@ -11,15 +11,14 @@ use std::borrow::Cow;
 #[cfg(feature = "codecs")]
 use std::io::Read;
 
-use super::cursor::{Cursor, Layout};
-use crate::error::{Corruption, Field};
-use crate::format::snappy;
+use super::snappy;
 #[cfg(feature = "codecs")]
-use crate::format::varint64;
+use super::varint64;
+use super::Error;
 #[cfg(feature = "codecs")]
-use crate::format::{too_large, uncompressed_limit};
-use crate::format::{BlockHandle, BlockKind, Compression};
-use crate::Error;
+use super::{too_large, uncompressed_limit};
+use super::{BlockHandle, BlockKind, Compression};
+use super::{Corruption, Field};
 
 /// The most a RocksDB block uncompresses to, per byte stored: deflate's
 /// largest ratio.
@@ -351,60 +350,6 @@ fn check_size(
         });
     }
     Ok(())
-}
-
-/// Reads every key of a data block (internal keys: user key and an 8-byte
-/// tag), calling `each` with each user key; with `common_prefix`
-/// (format_version 8) the block may store the keys' common prefix once;
-/// `interval`, the table's data block restart interval, reads a block of
-/// separated keys and values.
-pub(crate) fn for_each_user_key(
-    block: &[u8],
-    handle: BlockHandle,
-    common_prefix: bool,
-    interval: u64,
-    mut each: impl FnMut(&[u8]),
-) -> Result<u64, Error> {
-    for_each_internal_key(block, handle, common_prefix, interval, |user, _| {
-        each(user);
-        true
-    })
-}
-
-/// As [`for_each_user_key`], with each key's tag (sequence number << 8 |
-/// type); `each` says whether to go on. Returns the keys read.
-pub(crate) fn for_each_internal_key(
-    block: &[u8],
-    handle: BlockHandle,
-    common_prefix: bool,
-    interval: u64,
-    mut each: impl FnMut(&[u8], u64) -> bool,
-) -> Result<u64, Error> {
-    let corrupt = |what| Error::CorruptBlock {
-        block: BlockKind::Data,
-        offset: handle.offset,
-        what,
-    };
-    let cursor = Cursor::new(block, Layout::Plain)
-        .and_then(|c| c.with_common_prefix(common_prefix))
-        .map(|c| c.data_block(interval));
-    let mut cursor = cursor.map_err(corrupt)?;
-    let mut keys = 0;
-    let mut more = cursor.seek_to_first().map_err(corrupt)?;
-    while more {
-        let key = cursor.key();
-        let user = key
-            .len()
-            .checked_sub(8)
-            .ok_or(corrupt(Corruption::KeyShorterThanTag))?;
-        let tag = u64::from_le_bytes(key[user..].try_into().expect("8 bytes"));
-        keys += 1;
-        if !each(&key[..user], tag) {
-            break;
-        }
-        more = cursor.advance().map_err(corrupt)?;
-    }
-    Ok(keys)
 }
 
 #[cfg(test)]

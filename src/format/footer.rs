@@ -1,0 +1,257 @@
+//! A table's footer, the fixed-size end of every table file: its magic
+//! says which engine's table it is, and it names the metaindex and index.
+//!
+//! ```text
+//! LevelDB's (RocksDB's format_version 0), 48 bytes: metaindex handle | index handle | padding to 40 | magic (8)
+//! RocksDB's before format_version 6, 53 bytes: checksum type (1) | metaindex handle | index handle | padding to 41 | format_version (4) | magic (8)
+//! RocksDB's from format_version 6, 53 bytes: checksum type (1) | extended magic (4) | footer checksum (4) | base context checksum (4) | metaindex size (4) | padding to 41 | format_version (4) | magic (8)
+//! ```
+
+use super::checksum::{context_modifier, read_block};
+use super::cursor::{Cursor, Layout};
+use super::{
+    BlockHandle, BlockKind, ChecksumType, Corruption, Error, Field, FooterProblem, Source,
+};
+
+/// The magic number that ends every LevelDB table, and RocksDB's with a
+/// legacy footer (format_version 0).
+pub const TABLE_MAGIC: u64 = 0xdb4775248b80fb57;
+/// The magic number that ends a RocksDB block-based table with a
+/// format_version >= 1 footer.
+pub const ROCKSDB_MAGIC: u64 = 0x88e2_41b7_85f4_cff7;
+/// Length of LevelDB's footer (RocksDB's legacy one).
+pub const LEVELDB_FOOTER_LEN: usize = 48;
+/// Length of RocksDB's footer from format_version 1, and so the most read
+/// to judge any table from its end.
+pub const MAX_FOOTER_LEN: usize = 53;
+
+/// A table's footer: LevelDB's (read as RocksDB's legacy footer,
+/// format_version 0) or RocksDB's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Footer {
+    /// The magic number that ends it: [`TABLE_MAGIC`] or [`ROCKSDB_MAGIC`].
+    pub magic: u64,
+    /// 0 for a footer of LevelDB's magic (RocksDB's legacy footer), else
+    /// the footer's own.
+    pub format_version: u32,
+    /// How blocks are checksummed.
+    pub checksum: ChecksumType,
+    /// The metaindex block.
+    pub metaindex: BlockHandle,
+    /// The index block: from the footer, or for format_version >= 6 from
+    /// the metaindex entry `rocksdb.index` ([`Footer::read`] looks it up;
+    /// [`Footer::read_end`], which sees no metaindex, gives offset and size 0).
+    pub index: BlockHandle,
+    /// format_version >= 6: the table's context for block checksums (never
+    /// 0 there); 0 before.
+    pub base_context_checksum: u32,
+}
+
+impl Footer {
+    /// Reads the footer at the end of `file` (and for format_version >= 6
+    /// the index handle from the metaindex).
+    pub fn read<'a>(file: impl Into<Source<'a>>) -> Result<Footer, Error> {
+        let file = file.into();
+        let footer = Footer::read_last(file)?;
+        if footer.format_version < 6 {
+            return Ok(footer);
+        }
+        Ok(footer.with_metaindex(file)?.0)
+    }
+
+    /// [`Footer::read_end`] of the file's last bytes.
+    pub(crate) fn read_last(file: Source<'_>) -> Result<Footer, Error> {
+        let len = file.len().min(MAX_FOOTER_LEN as u64);
+        let end = file.read(file.len() - len, len as usize)?;
+        Footer::read_end(&end, file.len())
+    }
+
+    /// [`Footer::read`], and the metaindex block it names, read and checked.
+    pub(crate) fn read_with_metaindex(file: Source<'_>) -> Result<(Footer, &[u8]), Error> {
+        Footer::read_last(file)?.with_metaindex(file)
+    }
+
+    /// This footer, read from the end of `file`, and the metaindex it
+    /// names; for format_version >= 6 the index handle from there.
+    fn with_metaindex(mut self, file: Source<'_>) -> Result<(Footer, &[u8]), Error> {
+        let metaindex = read_block(file, &self, BlockKind::Metaindex, self.metaindex)?;
+        if self.format_version >= 6 {
+            let corrupt = |what| Error::CorruptBlock {
+                block: BlockKind::Metaindex,
+                offset: self.metaindex.offset,
+                what,
+            };
+            let value =
+                find_meta(metaindex, b"rocksdb.index").ok_or(corrupt(Corruption::NoIndexEntry))?;
+            self.index = BlockHandle::decode(value)
+                .ok_or(corrupt(Corruption::NotAHandle))?
+                .0;
+        }
+        Ok((self, metaindex))
+    }
+
+    /// Reads the footer from `end`, the last bytes of a file of `file_len`
+    /// bytes (53 of them, or all of a shorter file), and checks that the
+    /// blocks it names lie inside the file: a file can be judged from its
+    /// end before it is read whole. LevelDB's magic reads as format_version
+    /// 0. From format_version 6 the footer holds its own checksum (checked
+    /// here) and the metaindex's size, the metaindex ending where the
+    /// footer starts; the index handle is in the metaindex.
+    pub fn read_end(end: &[u8], file_len: u64) -> Result<Footer, Error> {
+        let len = end.len();
+        if len < LEVELDB_FOOTER_LEN || file_len < len as u64 {
+            return Err(Error::TruncatedFooter { len: file_len });
+        }
+        let magic = u64::from_le_bytes(end[len - 8..].try_into().expect("8 bytes"));
+        let footer = match magic {
+            TABLE_MAGIC => {
+                let (metaindex, index) = Footer::leveldb_handles(&end[len - LEVELDB_FOOTER_LEN..])?;
+                Footer {
+                    magic,
+                    format_version: 0,
+                    checksum: ChecksumType::Crc32c,
+                    metaindex,
+                    index,
+                    base_context_checksum: 0,
+                }
+            }
+            ROCKSDB_MAGIC if len < 53 => return Err(Error::TruncatedFooter { len: file_len }),
+            ROCKSDB_MAGIC => Footer::read_rocksdb(&end[len - 53..], file_len - 53)?,
+            found => return Err(Error::BadMagic { found }),
+        };
+        let index = (footer.format_version < 6).then_some((BlockKind::Index, footer.index));
+        for (block, handle) in [(BlockKind::Metaindex, footer.metaindex)]
+            .into_iter()
+            .chain(index)
+        {
+            let end = handle
+                .offset
+                .checked_add(handle.size)
+                .and_then(|e| e.checked_add(super::BLOCK_TRAILER_LEN));
+            if end.is_none_or(|end| end > file_len) {
+                return Err(Error::HandlePastEnd {
+                    block,
+                    handle,
+                    file_len,
+                });
+            }
+        }
+        Ok(footer)
+    }
+
+    /// A footer of RocksDB's magic: its 53 bytes, at `offset` in the file.
+    fn read_rocksdb(footer: &[u8], offset: u64) -> Result<Footer, Error> {
+        let u32_at =
+            |at: usize| u32::from_le_bytes(footer[at..at + 4].try_into().expect("4 bytes"));
+        let format_version = u32_at(41);
+        if !(1..=8).contains(&format_version) {
+            return Err(Error::Unsupported {
+                what: Field::FormatVersion,
+                found: u64::from(format_version),
+            });
+        }
+        let checksum = ChecksumType::from_byte(footer[0]).ok_or(Error::Unsupported {
+            what: Field::ChecksumType,
+            found: u64::from(footer[0]),
+        })?;
+        if format_version < 6 {
+            let (metaindex, index) = two_handles(&footer[1..41])?;
+            return Ok(Footer {
+                magic: ROCKSDB_MAGIC,
+                format_version,
+                checksum,
+                metaindex,
+                index,
+                base_context_checksum: 0,
+            });
+        }
+        // `Footer::DecodeFrom` of format_version 6 to 8.
+        let bad = |what| Err(Error::BadFooter { what });
+        if footer[1..5] != [0x3e, 0x00, 0x7a, 0x00] {
+            return bad(FooterProblem::ExtendedMagic { found: u32_at(1) });
+        }
+        let reserved = u64::from_le_bytes(footer[33..41].try_into().expect("8 bytes"));
+        if reserved != 0 {
+            return Err(Error::Unsupported {
+                what: Field::FooterReserved,
+                found: reserved,
+            });
+        }
+        let base = u32_at(9);
+        if base == 0 {
+            return bad(FooterProblem::NoContextChecksum);
+        }
+        let mut zeroed = [0u8; 53];
+        zeroed.copy_from_slice(footer);
+        zeroed[5..9].fill(0);
+        let found = checksum
+            .checksum(&zeroed[..52], zeroed[52])
+            .unwrap_or(0)
+            .wrapping_add(context_modifier(base, offset));
+        if found != u32_at(5) {
+            return bad(FooterProblem::Checksum {
+                expected: u32_at(5),
+                found,
+            });
+        }
+        // format_version 8: the size in the low 16 bits, the gap between
+        // the metaindex and the footer in the high 16.
+        let (size, gap) = match format_version {
+            8 => (u64::from(u32_at(13) & 0xffff), u64::from(u32_at(13) >> 16)),
+            _ => (u64::from(u32_at(13)), 0),
+        };
+        let metaindex = BlockHandle {
+            offset: offset
+                .checked_sub(size + gap + super::BLOCK_TRAILER_LEN)
+                .ok_or(Error::HandlePastEnd {
+                    block: BlockKind::Metaindex,
+                    handle: BlockHandle { offset: 0, size },
+                    file_len: offset + 53,
+                })?,
+            size,
+        };
+        Ok(Footer {
+            magic: ROCKSDB_MAGIC,
+            format_version,
+            checksum,
+            metaindex,
+            index: BlockHandle { offset: 0, size: 0 },
+            base_context_checksum: base,
+        })
+    }
+
+    /// What a block's stored checksum adds to its computed one
+    /// (format_version >= 6, `ChecksumModifierForContext`).
+    pub fn checksum_modifier(&self, offset: u64) -> u32 {
+        context_modifier(self.base_context_checksum, offset)
+    }
+}
+
+impl Footer {
+    /// LevelDB's footer, the file's last [`LEVELDB_FOOTER_LEN`] bytes, as
+    /// LevelDB's `Footer::DecodeFrom` reads it: its magic, then the
+    /// metaindex and index handles (not yet checked against the file).
+    pub(crate) fn leveldb_handles(footer: &[u8]) -> Result<(BlockHandle, BlockHandle), Error> {
+        let at = footer.len() - 8;
+        let magic = u64::from_le_bytes(footer[at..].try_into().expect("8 bytes"));
+        if magic != TABLE_MAGIC {
+            return Err(Error::BadMagic { found: magic });
+        }
+        two_handles(&footer[..at])
+    }
+}
+
+/// The metaindex and index handles of a footer before format_version 6.
+fn two_handles(handles: &[u8]) -> Result<(BlockHandle, BlockHandle), Error> {
+    let (metaindex, rest) = BlockHandle::decode(handles).ok_or(Error::BadFooterHandle)?;
+    let (index, _) = BlockHandle::decode(rest).ok_or(Error::BadFooterHandle)?;
+    Ok((metaindex, index))
+}
+
+/// The value of the metaindex entry `name`, as RocksDB's `FindMetaBlock`
+/// finds it: the entry its seek lands on, if its key is `name`.
+pub(crate) fn find_meta<'b>(metaindex: &'b [u8], name: &[u8]) -> Option<&'b [u8]> {
+    let mut cursor = Cursor::new(metaindex, Layout::Plain).ok()?;
+    let found = cursor.seek(|key| key.cmp(name)).ok()?;
+    (found && cursor.key() == name).then(|| cursor.value())
+}
