@@ -82,6 +82,17 @@ impl<'a> AnyTable<'a> {
         })
     }
 
+    /// Opens `file` as its engine opens a table for reads: LevelDB's reader
+    /// leniently ([`leveldb::Table::open_for_lookups`]: a filter that does
+    /// not read is no filter), RocksDB's as [`AnyTable::open`].
+    pub fn open_for_lookups(file: impl Into<Source<'a>>) -> Result<AnyTable<'a>, Error> {
+        let file = file.into();
+        Ok(match TableFormat::of(file)? {
+            TableFormat::LevelDb => AnyTable::LevelDb(leveldb::Table::open_for_lookups(file)?),
+            TableFormat::RocksDb { .. } => AnyTable::RocksDb(rocksdb::Table::open(file)?),
+        })
+    }
+
     /// The table's format.
     pub fn format(&self) -> TableFormat {
         match self {

@@ -23,24 +23,7 @@
 
 use std::fmt;
 
-use crate::format::{EntryKind, KeyEntry};
-
-/// What one table gives a `Get`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum TableStep {
-    /// The key lies outside the table's keys: its index has no block for it.
-    PastLastKey,
-    /// The filter rules the key out: the data block is not read.
-    Absent,
-    /// The data block is read: the key's entries in it, newest first
-    /// (none: the filter's "may match" was a false positive).
-    Read(Vec<KeyEntry>),
-    /// The table orders keys by a comparator this crate does not know, and
-    /// its filters may hold the key: nothing can be sought in it.
-    Unordered,
-    /// The table is missing or damaged: the `Get` fails here.
-    Corrupt,
-}
+use crate::format::{EntryKind, TableStep};
 
 /// How a `Get` ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -162,6 +145,7 @@ impl GetWalk {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::format::KeyEntry;
 
     fn read(entries: &[(EntryKind, u64)]) -> TableStep {
         let entries = entries

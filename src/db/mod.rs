@@ -28,7 +28,8 @@ pub use crate::format::KeyOrder;
 use crate::format::{varint32, varint64};
 use crate::internal_key::user_key;
 
-pub use get::{GetWalk, Outcome, TableStep};
+pub use crate::format::TableStep;
+pub use get::{GetWalk, Outcome};
 pub use log::RecordProblem;
 pub use wal::{
     for_each_batch_entry, BatchEntry, BatchItem, Marker, Memtable, MemtableAnswer, WalProblem,

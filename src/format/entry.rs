@@ -1,6 +1,7 @@
-//! An entry of a key in a table, as a `Get` meets it: what it is (the type
-//! byte of its internal key, LevelDB's two and RocksDB's others) and its
-//! sequence number.
+//! What a `Get` meets at one table: an entry of its key (what it is, from
+//! the type byte of its internal key, LevelDB's two and RocksDB's others,
+//! and its sequence number), and how the table's index, filter and data
+//! block answer it.
 
 /// The kind of an entry, from its internal key's type byte (RocksDB's
 /// `ValueType`).
@@ -72,6 +73,23 @@ pub struct KeyEntry {
     pub kind: EntryKind,
     /// Its sequence number (0 once a compaction to the last level zeroed it).
     pub sequence: u64,
+}
+
+/// What one table gives a `Get`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TableStep {
+    /// The key lies outside the table's keys: its index has no block for it.
+    PastLastKey,
+    /// The filter rules the key out: the data block is not read.
+    Absent,
+    /// The data block is read: the key's entries in it, newest first
+    /// (none: the filter's "may match" was a false positive).
+    Read(Vec<KeyEntry>),
+    /// The table orders keys by a comparator this crate does not know, and
+    /// its filters may hold the key: nothing can be sought in it.
+    Unordered,
+    /// The table is missing or damaged: the `Get` fails here.
+    Corrupt,
 }
 
 #[cfg(test)]

@@ -27,7 +27,7 @@ pub use checksum::ChecksumType;
 pub(crate) use checksum::{checked_block, read_block};
 pub(crate) use codecs::uncompress;
 pub(crate) use cursor::{for_each_internal_key, for_each_user_key, Cursor, Layout};
-pub use entry::{EntryKind, KeyEntry};
+pub use entry::{EntryKind, KeyEntry, TableStep};
 pub(crate) use footer::find_meta;
 pub use footer::{Footer, LEVELDB_FOOTER_LEN, MAX_FOOTER_LEN, ROCKSDB_MAGIC, TABLE_MAGIC};
 pub use order::KeyOrder;

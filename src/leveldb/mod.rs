@@ -4,6 +4,7 @@
 //! them, the false-positive rate measured, and per-filter statistics.
 
 mod detect;
+mod get;
 mod table;
 mod verify;
 

@@ -1,14 +1,42 @@
-//! What RocksDB's `Get` meets in a table beyond its filter: the entries of
-//! the key in the data block it reads, newest first, and the range
-//! tombstones (`rocksdb.range_del`) that cover the key.
+//! What RocksDB's `Get` meets in a table: the range tombstones
+//! (`rocksdb.range_del`) that cover the key, the filter, and the entries of
+//! the key in the data block it reads, newest first.
 
 use crate::format::{find_meta, for_each_internal_key, Cursor, Layout};
-use crate::format::{BlockHandle, BlockKind, Corruption, EntryKind, KeyEntry};
+use crate::format::{BlockHandle, BlockKind, Corruption, EntryKind, KeyEntry, TableStep};
 use crate::Error;
 
-use super::Table;
+use super::{Lookup, Table};
 
 impl Table<'_> {
+    /// RocksDB's `TableCache::Get` and `BlockBasedTable::Get` of user key
+    /// `key` at a database's table: the largest sequence number of the range
+    /// tombstones that cover the key (0: none), then the filter (asked
+    /// before the index: a key past the last point key of a table whose
+    /// range tombstones reach further is ruled out by it), then the key's
+    /// entries in the data block. With `skip_filter` (RocksDB's
+    /// `optimize_filters_for_hits` at the last level) the filter is not
+    /// asked.
+    pub fn get_step(&self, key: &[u8], skip_filter: bool) -> Result<(TableStep, u64), Error> {
+        let may_match = |may_match: bool| may_match || skip_filter;
+        let covering = match self.key_order() {
+            Some(_) => self.covering_tombstone(key)?,
+            None => 0,
+        };
+        let step = match self.lookup(key)? {
+            Lookup::PastLastKey if !may_match(self.key_may_match(key)) => TableStep::Absent,
+            Lookup::PastLastKey => TableStep::PastLastKey,
+            Lookup::Block { may_match: m, .. } | Lookup::Unordered { may_match: m }
+                if !may_match(m) =>
+            {
+                TableStep::Absent
+            }
+            Lookup::Unordered { .. } => TableStep::Unordered,
+            Lookup::Block { handle, .. } => TableStep::Read(self.entries_in(handle, key)?),
+        };
+        Ok((step, covering))
+    }
+
     /// The entries of user key `key` (without a timestamp) in the data
     /// block at `handle`, newest first: those a `Get` reading the block
     /// meets (as many as the block's bytes hold, no more). A key's entries

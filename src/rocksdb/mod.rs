@@ -31,10 +31,9 @@ mod ribbon;
 mod xxph3;
 
 use std::borrow::Cow;
-use std::cell::{OnceCell, RefCell};
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::rc::Rc;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 pub use crate::format::{EntryKind, KeyEntry};
 pub use build::{FastLocalBloomBuilder, LegacyBloomBuilder};
@@ -493,7 +492,10 @@ impl<'a> Props<'a> {
 }
 
 /// A RocksDB table file: footer, metaindex, properties and filter, checked.
-#[derive(Clone, Debug)]
+///
+/// A table is `Send + Sync`: an engine opens it once and reads it from any
+/// thread (its index cache is behind a lock).
+#[derive(Debug)]
 pub struct Table<'a> {
     file: Source<'a>,
     footer: Footer,
@@ -506,11 +508,28 @@ pub struct Table<'a> {
     filter: Result<Option<SstFilter<'a>>, Error>,
     /// The (top-level) index block, uncompressed, and how it was stored,
     /// read once, when first needed.
-    index: OnceCell<Result<Stored<'a>, Error>>,
+    index: OnceLock<Result<Stored<'a>, Error>>,
     /// A two-level index's partitions, each read once however many lookups
     /// need it; emptied when they would hold more than a block may
-    /// uncompress to.
-    partitions: RefCell<PartitionCache<'a>>,
+    /// uncompress to. Behind a lock, so that threads share the table.
+    partitions: Mutex<PartitionCache<'a>>,
+}
+
+impl Clone for Table<'_> {
+    /// The same table, its index partition cache copied.
+    fn clone(&self) -> Self {
+        Table {
+            file: self.file,
+            footer: self.footer,
+            metaindex: self.metaindex,
+            props: self.props.clone(),
+            dictionary: self.dictionary,
+            filter_name: self.filter_name.clone(),
+            filter: self.filter.clone(),
+            index: self.index.clone(),
+            partitions: Mutex::new(self.partition_cache().clone()),
+        }
+    }
 }
 
 /// A block's contents, uncompressed, and how it was stored.
@@ -520,7 +539,7 @@ type Stored<'a> = (Cow<'a, [u8]>, Compression);
 /// they hold; shared, so that no borrow of the cache outlives a lookup.
 #[derive(Clone, Debug, Default)]
 struct PartitionCache<'a> {
-    blocks: HashMap<BlockHandle, Rc<Stored<'a>>>,
+    blocks: HashMap<BlockHandle, Arc<Stored<'a>>>,
     bytes: usize,
 }
 
@@ -568,8 +587,8 @@ impl<'a> Table<'a> {
             },
             filter_name: None,
             filter: Ok(None),
-            index: OnceCell::new(),
-            partitions: RefCell::default(),
+            index: OnceLock::new(),
+            partitions: Mutex::default(),
         };
         // `PrefetchIndexAndFilterBlocks`: for each prefix, the first entry
         // the seek finds, if it names a builtin filter by a handle that
@@ -1022,19 +1041,36 @@ impl<'a> Table<'a> {
 
     /// The index partition at `handle` and how it was stored, read (and
     /// kept) on its first use.
-    fn index_partition(&self, handle: BlockHandle) -> Result<Rc<Stored<'a>>, Error> {
-        if let Some(block) = self.partitions.borrow().blocks.get(&handle) {
-            return Ok(Rc::clone(block));
+    fn index_partition(&self, handle: BlockHandle) -> Result<Arc<Stored<'a>>, Error> {
+        if let Some(block) = self.partition_cache().blocks.get(&handle) {
+            return Ok(Arc::clone(block));
         }
-        let block = Rc::new(self.block(BlockKind::Index, handle)?);
-        let mut cache = self.partitions.borrow_mut();
+        // Read without the lock: another thread may read it too, and the
+        // later insert wins; both hold the same bytes.
+        let block = Arc::new(self.block(BlockKind::Index, handle)?);
+        let mut cache = self.partition_cache();
         let cost = block.0.len().max(64);
         if cache.bytes.saturating_add(cost) > uncompressed_limit(self.file.len()) {
             *cache = PartitionCache::default();
         }
         cache.bytes += cost;
-        cache.blocks.insert(handle, Rc::clone(&block));
+        cache.blocks.insert(handle, Arc::clone(&block));
         Ok(block)
+    }
+
+    /// The index partition cache, locked. A thread that panicked holding
+    /// it left whole entries (each insert is one step), so a poisoned
+    /// lock's cache is still sound.
+    fn partition_cache(&self) -> std::sync::MutexGuard<'_, PartitionCache<'a>> {
+        self.partitions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The bytes of index partitions this table holds for its lookups (at
+    /// most what one block may uncompress to, for the file's size).
+    pub fn cached_bytes(&self) -> u64 {
+        self.partition_cache().bytes as u64
     }
 
     /// The false-positive rate RocksDB's `Get`s meet on keys like the
