@@ -6,7 +6,7 @@
 //! use leveldb_filter::{AnyTable, TableFormat};
 //! let file = leveldb_filter::format::TableFile::open("000012.sst")?;
 //! match AnyTable::open(&file)? {
-//!     AnyTable::LevelDb(table) => println!("LevelDB, filter {:?}", table.filter().map(|f| &f.name)),
+//!     AnyTable::LevelDb(table) => println!("LevelDB, filter {:?}", table.filter_block().map(|f| &f.name)),
 //!     AnyTable::RocksDb(table) => println!("RocksDB, format_version {}", table.footer().format_version),
 //! }
 //! assert_eq!(TableFormat::of(&file)?.engine(), "rocksdb");
