@@ -1,5 +1,5 @@
 //! The golden vectors in `testdata/vectors/`, made by LevelDB 1.23 itself
-//! (`gen-vectors` in `oracle/`), read back through the library: every filter
+//! (`gen-vectors` in `oracle/leveldb-1.23/`), read back through the library: every filter
 //! and block byte for byte, every answer as LevelDB gave it. No LevelDB needed.
 
 use crate::vectors;

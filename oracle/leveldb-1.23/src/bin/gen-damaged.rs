@@ -301,7 +301,7 @@ fn main() {
         args.drain(i..i + 2);
     }
     let (seed, out) = leveldb_filter_oracle::generator_args_from("gen-damaged", args);
-    let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/tables");
+    let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/tables");
     let sources = sources(&golden);
     if sources.is_empty() {
         fail(&format!("no golden tables in {}", golden.display()));

@@ -30,7 +30,7 @@
 #include <string>
 #include <vector>
 
-#include "../db/common.h"
+#include "../common/common.h"
 
 using namespace rocksdb;
 

@@ -186,7 +186,7 @@ fn main() {
     // goleveldb: tables from its own writer, probed by LevelDB's lookup. Its
     // database compacts on background goroutines, so those files differ from
     // run to run; their probes are made from whatever it wrote.
-    let go_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("goleveldb");
+    let go_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../goleveldb");
     let status = std::process::Command::new("go")
         .args(["run", "gen-goleveldb.go"])
         .arg(std::path::absolute(&dir).unwrap_or_else(|e| fail(&e.to_string())))

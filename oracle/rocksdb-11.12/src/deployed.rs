@@ -1,6 +1,6 @@
 //! `--deployed --seed N OUT_DIR`: RocksDB 11.12 databases written with
 //! features real deployments turn on, and beside each RocksDB's own
-//! answers, as oracle/db/gen-rocksdb-deployed.cc does for 7.8.3. One
+//! answers, as oracle/rocksdb-7.8/gen-rocksdb-deployed.cc does for 7.8.3. One
 //! database a feature, OUT_DIR/FEATURE/db:
 //!
 //! - `deletions`: point, single and range deletions and merges (an

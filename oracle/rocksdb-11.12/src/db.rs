@@ -1,6 +1,6 @@
 //! `--db --seed N OUT_DIR`: a whole RocksDB 11.12 database directory, and
-//! beside it RocksDB's own answers, as oracle/db/gen-rocksdb-db.cc does for
-//! 7.8 and oracle/db/gen-rocksdb9-db.py for 9.8: the live tables
+//! beside it RocksDB's own answers, as oracle/rocksdb-7.8/gen-rocksdb-db.cc does for
+//! 7.8 and oracle/rocksdb-9.8/gen-rocksdb9-db.py for 9.8: the live tables
 //! (`DB::live_files`, GetLiveFilesMetaData) and, for a few hundred probe
 //! keys per column family, what get says and how many tables' filters ruled
 //! the key out (the ticker BLOOM_FILTER_USEFUL across that get). These are

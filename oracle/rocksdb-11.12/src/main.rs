@@ -10,7 +10,7 @@
 //! With `--db --seed N OUT_DIR` (module `db`): a whole database directory
 //! with two column families and tables at several levels, and beside it
 //! RocksDB's own answers (`live.txt`, `gets.txt`), as
-//! oracle/db/gen-rocksdb-db.cc does for 7.8.
+//! oracle/rocksdb-7.8/gen-rocksdb-db.cc does for 7.8.
 //!
 //! With `--deployed --seed N OUT_DIR` (module `deployed`): databases with
 //! deletions of every kind and merges, blob files, and keys left in the

@@ -3,7 +3,7 @@
 // incompressible bytes, no compression, format_version 5, a 10-bit-per-key
 // Bloom filter (full, or partitioned with a two-level index).
 //
-//   g++ -O2 -std=c++17 oracle/db/gen-rocksdb-big.cc -lrocksdb -o /tmp/gen-rocksdb-big
+//   g++ -O2 -std=c++17 oracle/rocksdb-7.8/gen-rocksdb-big.cc -lrocksdb -o /tmp/gen-rocksdb-big
 //   /tmp/gen-rocksdb-big OUT.sst MIB full|partitioned [VALUE_LEN]
 
 #include <cstdio>

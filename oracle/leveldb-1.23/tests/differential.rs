@@ -3,7 +3,7 @@
 //! (`.ci/run` installs libleveldb-dev; without it this crate fails to build,
 //! loudly) and stays out of a plain `cargo test` at the workspace root.
 
-#[path = "../../tests/it/arbitrary/mod.rs"]
+#[path = "../../../tests/it/arbitrary/mod.rs"]
 mod arbitrary;
 
 use arbitrary::{check, damaged, keys, Call, Key, Layout};

@@ -60,7 +60,7 @@
 #include <sstream>
 #include <thread>
 
-#include "common.h"
+#include "../common/common.h"
 
 using namespace rocksdb;
 

@@ -58,7 +58,7 @@
 #include <thread>
 #include <vector>
 
-#include "common.h"
+#include "../common/common.h"
 
 using namespace rocksdb;
 

@@ -53,7 +53,7 @@
 #include <thread>
 #include <vector>
 
-#include "common.h"
+#include "../common/common.h"
 
 static void check(const leveldb::Status& s, const std::string& what) {
   if (!s.ok()) {

@@ -4,14 +4,14 @@
 //! LevelDB's filter block with RocksDB's hash) at every format_version 6.28
 //! has (0 to 5), with and without a prefix extractor and whole keys, and a
 //! full filter beside them. Beside each database RocksDB's own answers, as
-//! oracle/db/gen-rocksdb-db.cc writes them for 7.8:
+//! oracle/rocksdb-7.8/gen-rocksdb-db.cc writes them for 7.8:
 //!
 //!   OUT_DIR/NAME/db, live.txt (`default LEVEL NUMBER SIZE SMALLEST_HEX
 //!   LARGEST_HEX 0 0`: the C API gives no sequence numbers), gets.txt
 //!   (`default KEY_HEX found|notfound USEFUL`, USEFUL the change of the
 //!   ticker rocksdb.bloom.filter.useful across the Get).
 //!
-//!   cargo run --manifest-path oracle/rocksdb6/Cargo.toml -- --seed N OUT_DIR
+//!   cargo run --manifest-path oracle/rocksdb-6.28/Cargo.toml -- --seed N OUT_DIR
 //!
 //! Each database: keys `user:%08d` written in three rounds (some
 //! overwritten, some deleted), each flushed to a level-0 table, automatic
