@@ -52,16 +52,16 @@ pub fn generator_args_from(program: &str, args: Vec<String>) -> (u64, std::path:
     (seed, dir)
 }
 
-/// Writes `dir/MANIFEST`: the CRC-32 (IEEE) and size of each of `names`
+/// Writes `dir/CHECKSUMS`: the CRC-32 (IEEE) and size of each of `names`
 /// (files in `dir`), so that a golden file mangled in transit fails loudly.
-pub fn write_manifest(dir: &std::path::Path, names: &[String]) -> std::io::Result<()> {
-    let mut manifest =
+pub fn write_checksums(dir: &std::path::Path, names: &[String]) -> std::io::Result<()> {
+    let mut checksums =
         String::from("# crc32 (IEEE) and size of each file, to catch one mangled in transit\n");
     for name in names {
         let bytes = std::fs::read(dir.join(name))?;
-        manifest += &format!("{:08x} {} {name}\n", crc32fast::hash(&bytes), bytes.len());
+        checksums += &format!("{:08x} {} {name}\n", crc32fast::hash(&bytes), bytes.len());
     }
-    std::fs::write(dir.join("MANIFEST"), manifest)
+    std::fs::write(dir.join("CHECKSUMS"), checksums)
 }
 
 /// Whether this build has the real LevelDB behind it. Without libleveldb-dev

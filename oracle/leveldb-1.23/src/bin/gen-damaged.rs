@@ -365,5 +365,5 @@ fn main() {
             .unwrap_or_else(|e| fail(&e.to_string()));
         written.extend([format!("{stem}.ldb"), format!("{stem}.probe")]);
     }
-    leveldb_filter_oracle::write_manifest(&out, &written).unwrap_or_else(|e| fail(&e.to_string()));
+    leveldb_filter_oracle::write_checksums(&out, &written).unwrap_or_else(|e| fail(&e.to_string()));
 }

@@ -8,7 +8,7 @@
 //! For each `NAME.ldb` it writes `NAME.probe`: a comment line saying how to
 //! read the table, then one line per probe key as `ldbfilter probe` prints it
 //! (`KEYHEX OFFSET may-match|absent`, `KEYHEX - past-last-key`), every answer from LevelDB's
-//! `Table::InternalGet`. `MANIFEST` holds each file's CRC-32 and size.
+//! `Table::InternalGet`. `CHECKSUMS` holds each file's CRC-32 and size.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -229,7 +229,7 @@ fn main() {
         let len = std::fs::metadata(dir.join(name)).map_or(0, |m| m.len());
         eprintln!("{}: {len} bytes", dir.join(name).display());
     }
-    leveldb_filter_oracle::write_manifest(&dir, &written).unwrap_or_else(|e| fail(&e.to_string()));
+    leveldb_filter_oracle::write_checksums(&dir, &written).unwrap_or_else(|e| fail(&e.to_string()));
 }
 
 /// The keys gen-goleveldb.go wrote, from its hex list.

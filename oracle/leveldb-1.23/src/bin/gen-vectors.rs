@@ -343,7 +343,7 @@ fn main() {
         block_cases(&mut rng, seed),
         malformed_block_cases(&mut rng, seed),
     ];
-    let mut manifest = String::from(
+    let mut checksums = String::from(
         "# crc32 (IEEE) and size of each vector file, to catch one mangled in transit\n",
     );
     for file in &files {
@@ -351,7 +351,7 @@ fn main() {
         let path = dir.join(&name);
         std::fs::write(&path, &file.text).unwrap_or_else(|e| fail(&path, e));
         let _ = writeln!(
-            manifest,
+            checksums,
             "{:08x} {} {name}",
             crc32fast::hash(file.text.as_bytes()),
             file.text.len()
@@ -363,8 +363,8 @@ fn main() {
             file.text.len()
         );
     }
-    let path = dir.join("MANIFEST");
-    std::fs::write(&path, manifest).unwrap_or_else(|e| fail(&path, e));
+    let path = dir.join("CHECKSUMS");
+    std::fs::write(&path, checksums).unwrap_or_else(|e| fail(&path, e));
 }
 
 fn fail(path: &Path, e: std::io::Error) -> ! {
