@@ -1,7 +1,7 @@
 //! RocksDB's filters built and probed by this crate, per key: Ribbon
 //! (`rocksdb::RibbonBuilder`) beside FastLocalBloom at the same bits per
 //! key, and beside RocksDB 7.8's own Ribbon builder and reader where
-//! `RIBBON_ORACLE` names `oracle/rocksdb/gen-ribbon` (built with `g++ -O2
+//! `RIBBON_ORACLE` names `oracle/rocksdb-7.8/gen-ribbon` (built with `g++ -O2
 //! ... -lrocksdb`), on the same keys in the same run:
 //!
 //!     RIBBON_ORACLE=/tmp/gen-ribbon cargo bench --bench ribbon

@@ -11,7 +11,7 @@
 //! For each case NAME: `NAME.sst`, and `NAME.keys`: a first line `options`
 //! (with ` prefix=11` where RocksDB reads it with an 11-byte fixed prefix
 //! extractor), then `<key hex> written|unwritten` for each key of the golden
-//! table it is made from. `oracle/rocksdb/answer-rocksdb.cc` adds RocksDB's
+//! table it is made from. `oracle/rocksdb-7.8/answer-rocksdb.cc` adds RocksDB's
 //! answers.
 
 #[path = "../tests/it/crafted/rocksdb.rs"]

@@ -1,5 +1,5 @@
 //! The golden vectors in `testdata/vectors/`, made by LevelDB 1.23 itself
-//! (`gen-vectors` in `oracle/`), read back through the library: every filter
+//! (`gen-vectors` in `oracle/leveldb-1.23/`), read back through the library: every filter
 //! and block byte for byte, every answer as LevelDB gave it. No LevelDB needed.
 
 use crate::vectors;
@@ -9,8 +9,9 @@ use std::path::Path;
 use leveldb_filter::{BloomFilterPolicy, FilterBlockBuilder, FilterBlockReader, FilterPolicy};
 use vectors::{read_cases, unhex, Case};
 
-/// The manifests' CRC-32 (IEEE, an integrity check of the files, not LevelDB's
-/// CRC-32C) and size of each golden file: a file mangled in transit fails here.
+/// The checksum lists' (`CHECKSUMS`) CRC-32 (IEEE, an integrity check of
+/// the files, not LevelDB's CRC-32C) and size of each golden file: a file
+/// mangled in transit fails here.
 #[test]
 fn manifests_match_files() {
     for dir in [
@@ -27,7 +28,7 @@ fn manifests_match_files() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("testdata")
             .join(dir);
-        let manifest = std::fs::read_to_string(dir.join("MANIFEST")).unwrap();
+        let manifest = std::fs::read_to_string(dir.join("CHECKSUMS")).unwrap();
         let mut checked = 0;
         for line in manifest.lines().filter(|l| !l.starts_with('#')) {
             let fields: Vec<&str> = line.split(' ').collect();
@@ -41,7 +42,7 @@ fn manifests_match_files() {
             assert_eq!(bytes.len().to_string(), fields[1], "{} size", fields[2]);
             checked += 1;
         }
-        // Every golden file is in the manifest (in `db/`, every file of
+        // Every golden file is in the checksum list (in `db/`, every file of
         // each database directory).
         let files = match dir.ends_with("db") || dir.ends_with("deployed") {
             true => files_under(&dir) - 2,

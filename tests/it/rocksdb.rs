@@ -1,5 +1,5 @@
 //! RocksDB's SST filters against RocksDB 7.8 itself: the tables in
-//! testdata/rocksdb/ were written by RocksDB (oracle/rocksdb/gen-rocksdb.cc),
+//! testdata/rocksdb/ were written by RocksDB (oracle/rocksdb-7.8/gen-rocksdb.cc),
 //! and beside each is RocksDB's own decision for every key, written and
 //! unwritten (its `Get`, and the `BLOOM_FILTER_USEFUL` ticker). Also its
 //! 64-bit key hash on inputs of every length. `ROCKSDB_TABLES=DIR` reads
@@ -567,7 +567,7 @@ use crate::crafted_rocksdb as crafted;
 
 /// Golden tables changed block by block (tests/crafted/rocksdb.rs, written
 /// by `cargo run --example craft-rocksdb`), and beside each RocksDB 7.8's
-/// own answer for every key (oracle/rocksdb/answer-rocksdb.cc): the crate
+/// own answer for every key (oracle/rocksdb-7.8/answer-rocksdb.cc): the crate
 /// answers each key as RocksDB does, false negatives of RocksDB's own
 /// included; a table RocksDB refuses, the crate refuses too.
 /// `ROCKSDB_CRAFTED=DIR` reads another such directory (CI makes one).
@@ -646,10 +646,10 @@ fn crafted_tables_answer_as_rocksdb() {
 
 /// Tables written by a newer RocksDB: 9.8.4 (format_version 6: the
 /// footer's own checksum, each block's checksum offset by its place, the
-/// index named in the metaindex; `oracle/rocksdb/gen-rocksdb9.py`, in
+/// index named in the metaindex; `oracle/rocksdb-9.8/gen-rocksdb9.py`, in
 /// `testdata/rocksdb9/`) or 11.12 (format_version 7 and 8: index values with
 /// an escape, blocks storing their keys' common prefix once;
-/// `oracle/rocksdb11/`, in `testdata/rocksdb11/`), with its answer for every
+/// `oracle/rocksdb-11.12/`, in `testdata/rocksdb11/`), with its answer for every
 /// key. `ROCKSDB9_TABLES=DIR` and `ROCKSDB11_TABLES=DIR` read other such
 /// directories (CI makes them from another seed).
 fn newer_tables(version: &str) -> Vec<(String, Vec<u8>, Vec<Answer>)> {

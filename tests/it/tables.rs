@@ -1,5 +1,5 @@
 //! Real tables written by LevelDB 1.23 (`testdata/tables/`, from `gen-tables`
-//! in `oracle/`): each verifies, each probe answers as LevelDB's own lookup
+//! in `oracle/leveldb-1.23/`): each verifies, each probe answers as LevelDB's own lookup
 //! did, and every corruption the tests can make is an error, never a panic.
 
 use crate::{arbitrary, crafted, vectors};

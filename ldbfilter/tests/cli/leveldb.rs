@@ -223,7 +223,7 @@ fn cli_reports_bad_files_in_one_line() {
 
 /// Damaged tables whose checksums pass (`testdata/damaged/`, or the directory
 /// `DAMAGED_TABLES` names: CI makes a fresh set from another seed), each
-/// with LevelDB's lookup decisions (`gen-damaged` in `oracle/`): `ldbfilter
+/// with LevelDB's lookup decisions (`gen-damaged` in `oracle/leveldb-1.23/`): `ldbfilter
 /// probe` prints LevelDB's decision for every key; where LevelDB's lookup
 /// fails, `corrupt`, one line on stderr and exit 1; where LevelDB does not
 /// open the table, one line on stderr and exit 1.

@@ -1,5 +1,5 @@
 //! quickcheck generators shared by the property tests and the differential
-//! tests against LevelDB (`oracle/tests/`): keys of every length 0..=64 with
+//! tests against LevelDB (`oracle/leveldb-1.23/tests/`): keys of every length 0..=64 with
 //! bytes >= 0x80 in their tails, both hash variants, table-like block layouts.
 // Each test file that includes this module uses its own part of it.
 #![allow(dead_code)]

@@ -2,7 +2,7 @@
 //! table's blocks stay where they are, new blocks are appended after its
 //! footer, and a new metaindex and footer end the file. Each is a table
 //! RocksDB opens; what RocksDB answers for it is the oracle's to say
-//! (oracle/rocksdb/answer-rocksdb.cc), not this crate's.
+//! (oracle/rocksdb-7.8/answer-rocksdb.cc), not this crate's.
 #![allow(dead_code)] // the tests and examples/craft-rocksdb.rs use their own shares
 
 use leveldb_filter::format::BlockHandle;

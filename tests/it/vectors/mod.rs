@@ -21,7 +21,7 @@ pub fn vector_dir() -> PathBuf {
     testdata().join("vectors")
 }
 
-/// LevelDB's golden tables (`gen-tables` in `oracle/`).
+/// LevelDB's golden tables (`gen-tables` in `oracle/leveldb-1.23/`).
 pub fn leveldb_dir() -> PathBuf {
     testdata().join("tables")
 }
@@ -197,7 +197,7 @@ pub fn read_cases(file: &str) -> Vec<Case> {
     cases
 }
 
-/// The keys a `ribbon.vec` line names (`oracle/rocksdb/gen-ribbon.cc`):
+/// The keys a `ribbon.vec` line names (`oracle/rocksdb-7.8/gen-ribbon.cc`):
 /// `+`-joined parts `le32:A..B[/D]`, `ascii:P:A..B`, `rand:S:N:L:M`.
 pub fn ribbon_keys(spec: &str) -> Vec<Vec<u8>> {
     let range = |r: &str| -> (u32, u32) {
@@ -244,7 +244,7 @@ pub fn ribbon_keys(spec: &str) -> Vec<Vec<u8>> {
 }
 
 /// A database the real engine wrote (`testdata/db/*/`, made by the
-/// generators in `oracle/db/`): its directory, the live tables the engine
+/// `gen-*-db` generators under `oracle/`): its directory, the live tables the engine
 /// lists, and what its `Get` returned for probe keys.
 pub struct GoldenDb {
     pub name: String,
@@ -347,7 +347,7 @@ fn golden_db(root: &Path) -> GoldenDb {
 
 /// A database written with a feature real deployments turn on
 /// (`testdata/deployed/ENGINE/FEATURE/`, made by
-/// `oracle/db/gen-rocksdb-deployed.cc` and the others beside it): the
+/// `oracle/rocksdb-7.8/gen-rocksdb-deployed.cc` and the others beside it): the
 /// feature, the database, the live blob files the engine lists
 /// (`blobs.txt`, where it has any), or where it lists none one by one,
 /// their count and garbage bytes (`blobstats.txt`).
