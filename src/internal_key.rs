@@ -2,13 +2,8 @@
 //! hold internal keys, and their filters the user keys.
 
 use crate::filter_block::recycle;
+use crate::format::user_key;
 use crate::{BloomFilterPolicy, FilterPolicy};
-
-/// The user key of an internal key: all but its last 8 bytes (LevelDB asserts
-/// there are 8; a shorter key is taken as empty here).
-pub fn user_key(internal_key: &[u8]) -> &[u8] {
-    &internal_key[..internal_key.len().saturating_sub(8)]
-}
 
 /// LevelDB's `InternalFilterPolicy`: filters a database's tables by user key.
 /// It strips the 8-byte tag from every key before the inner policy sees it,

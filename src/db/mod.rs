@@ -25,8 +25,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
 pub use crate::format::KeyOrder;
+use crate::format::{user_key, MAX_SEQUENCE};
 use crate::format::{varint32, varint64};
-use crate::internal_key::user_key;
 
 pub use crate::format::TableStep;
 pub use get::{GetWalk, Outcome};
@@ -353,10 +353,6 @@ pub fn column_family_option<'t>(options: &'t str, family: &str, name: &str) -> O
     }
     None
 }
-
-/// The sequence number RocksDB gives a file's largest key where a range
-/// deletion ends the file: the key itself is not in it.
-const MAX_SEQUENCE: u64 = (1 << 56) - 1;
 
 impl LiveTable {
     /// The order of the table's stored keys under its family's: without

@@ -14,6 +14,8 @@ mod cursor;
 mod entry;
 mod error;
 mod footer;
+mod internal_key;
+mod neighbours;
 mod order;
 mod source;
 
@@ -30,6 +32,10 @@ pub(crate) use cursor::{for_each_internal_key, for_each_user_key, Cursor, Layout
 pub use entry::{EntryKind, KeyEntry, TableStep};
 pub(crate) use footer::find_meta;
 pub use footer::{Footer, LEVELDB_FOOTER_LEN, MAX_FOOTER_LEN, ROCKSDB_MAGIC, TABLE_MAGIC};
+pub(crate) use internal_key::{seek_tag, user_key_if};
+pub use internal_key::{user_key, MAX_SEQUENCE};
+pub use neighbours::MeasuredFpr;
+pub(crate) use neighbours::Neighbours;
 pub use order::KeyOrder;
 pub(crate) use order::{without_timestamp, KNOWN_COMPARATORS};
 pub use source::{Source, TableFile};

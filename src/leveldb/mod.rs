@@ -5,15 +5,19 @@
 
 mod detect;
 mod get;
+mod keys;
+mod measure;
+mod probe;
 mod table;
 mod verify;
 
-pub use crate::internal_key::user_key;
+pub use crate::format::user_key;
+pub use crate::format::MeasuredFpr;
 pub use detect::{detect, Basis, Detected, Evidence, FilterFound};
+pub use keys::{compare_internal, KeyFormat, KeyStats};
+pub use measure::{measure_fpr, BloomStats};
+pub use probe::{entry_type, holds_key, probe, Probe};
 pub use table::{BlockEntry, Table, TableFilter, FOOTER_LEN};
-pub(crate) use verify::Neighbours;
 pub use verify::{
-    bits_per_key_candidates, compare_internal, entry_type, holds_key, measure_fpr, probe,
-    variants_for_name, verify_filter, BloomStats, KeyFormat, KeyStats, MeasuredFpr, Probe,
-    VariantFound, Verdict, VerifyOptions,
+    bits_per_key_candidates, variants_for_name, verify_filter, VariantFound, Verdict, VerifyOptions,
 };

@@ -65,10 +65,10 @@ macro_rules! full_filter_policies {
 full_filter_policies!(FastLocalBloomBuilder, LegacyBloomBuilder, RibbonBuilder);
 
 use crate::format::{checked_block, find_meta, for_each_user_key, read_block, uncompress};
+use crate::format::{seek_tag, user_key_if, Corruption, Field, Limit};
 use crate::format::{uncompressed_limit, Cursor, Layout, Source};
 use crate::format::{varint64, BlockHandle, BlockKind, Compression, KeyOrder};
 pub use crate::format::{ChecksumType, Footer, FooterProblem, ROCKSDB_MAGIC};
-use crate::format::{Corruption, Field, Limit};
 use crate::Error;
 
 /// The magic number of format_version 0, LevelDB's.
@@ -321,20 +321,12 @@ impl<'a> Partitions<'a> {
             {
                 return true;
             }
-            let separator = user_key(cursor.key(), self.internal_keys);
+            let separator = user_key_if(cursor.key(), self.internal_keys);
             let same_user_key = several && order.strip(separator) == key;
             if !same_user_key || !cursor.advance().unwrap_or(false) {
                 return false;
             }
         }
-    }
-}
-
-/// A key's user key: without its 8-byte tag where it is an internal key.
-fn user_key(key: &[u8], internal: bool) -> &[u8] {
-    match internal {
-        true => &key[..key.len().saturating_sub(8)],
-        false => key,
     }
 }
 
@@ -357,7 +349,7 @@ impl<'p, 'a> PartitionWalk<'p, 'a> {
     /// number; under a comparator this crate does not know, whether the
     /// separator's user key is `key` without its timestamp.
     pub(crate) fn holds(&self, key: &[u8]) -> bool {
-        let separator = user_key(self.cursor.key(), self.partitions.internal_keys);
+        let separator = user_key_if(self.cursor.key(), self.partitions.internal_keys);
         self.valid
             && match self.partitions.order {
                 Some(order) => order.compare(separator, key) != Ordering::Less,
@@ -399,7 +391,7 @@ fn order_to_seek(separator: &[u8], key: &[u8], internal: bool, order: KeyOrder) 
     };
     let stripped = order.strip(ukey);
     let timestamp = &ukey[stripped.len()..];
-    let seek_tag = ((1u64 << 56) - 1) << 8 | 0x16;
+    let seek_tag = seek_tag(0x16);
     order
         .compare_without_timestamp(stripped, key)
         .then_with(|| match timestamp.iter().all(|&b| b == 0xff) {
@@ -1078,9 +1070,9 @@ impl<'a> Table<'a> {
     /// measures it: each distinct user key with its last byte one higher,
     /// where the table does not hold it and it lies inside the table's key
     /// range, probed as [`key_may_match`](Self::key_may_match) does.
-    pub fn measure_fpr(&self) -> Result<crate::leveldb::MeasuredFpr, Error> {
-        let mut measured = crate::leveldb::MeasuredFpr::default();
-        let mut neighbours = crate::leveldb::Neighbours::default();
+    pub fn measure_fpr(&self) -> Result<crate::format::MeasuredFpr, Error> {
+        let mut measured = crate::format::MeasuredFpr::default();
+        let mut neighbours = crate::format::Neighbours::default();
         self.for_each_key(|key, _| {
             let probed = neighbours.key(key, |neighbour| {
                 measured.probed += 1;
