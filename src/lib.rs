@@ -1,7 +1,7 @@
 //! LevelDB's table filters, byte for byte.
 //!
 //! This crate builds and reads the filter blocks of LevelDB's sorted tables
-//! (`.ldb`, `.sst`) exactly as LevelDB 1.23 does: the same bytes out of the
+//! (`.ldb`, `.sst`) exactly as LevelDB does: the same bytes out of the
 //! builders, the same answers out of the readers, on every input, damaged ones
 //! included. It is checked against the real LevelDB (golden vectors in
 //! `testdata/` and differential tests against Debian's `libleveldb-dev`).
@@ -21,12 +21,14 @@
 //! - [`KeyHash`]: a key hashed once for the filters of every level.
 //!
 //! Beyond the core, a module per table format on one shared layer:
-//! [`format`](mod@format) is what LevelDB's and RocksDB's files share (block handles,
-//! trailers, codecs, the block cursor, what can be wrong); [`leveldb`] reads
-//! LevelDB's table files and checks a table's filter against its keys,
-//! probes and measures it; [`rocksdb`] does the same for RocksDB's, and
-//! builds its filters; `rusty` (feature `rusty-leveldb`) plugs the Bloom
-//! policy into rusty-leveldb.
+//! [`format`](mod@format) is what LevelDB's and RocksDB's files share (the
+//! footer, block handles, trailers and checksums, codecs, the block cursor,
+//! internal keys, what can be wrong); [`leveldb`] reads LevelDB's table
+//! files and checks a table's filter against its keys, probes and measures
+//! it; [`rocksdb`] does the same for RocksDB's, and builds its filters;
+//! [`TableFormat`] tells them apart from a file's footer, and [`AnyTable`]
+//! opens any of them; [`db`] reads a database directory; `rusty` (feature
+//! `rusty-leveldb`) plugs the Bloom policy into rusty-leveldb.
 //!
 //! # A Bloom filter
 //!

@@ -64,6 +64,9 @@ impl TableFormat {
 }
 
 /// A table file of any format, opened by its format's reader.
+// One per open table, never moved in a loop: a box would only add an
+// allocation.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub enum AnyTable<'a> {
     /// [`TableFormat::LevelDb`].

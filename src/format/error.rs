@@ -402,7 +402,7 @@ impl fmt::Display for FooterProblem {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Field {
-    /// A RocksDB footer's checksum type (7.8 writes 0 to 4).
+    /// A RocksDB footer's checksum type (RocksDB writes 0 to 4).
     ChecksumType,
     /// A RocksDB footer's format_version (1 to 8 are read).
     FormatVersion,

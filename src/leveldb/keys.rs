@@ -63,7 +63,7 @@ pub struct KeyStats {
 
 impl KeyStats {
     /// Whether some key, read in `format`, hashes differently under the two
-    /// [`HashVariant`]s: without one, a table cannot tell which wrote it.
+    /// [`HashVariant`](crate::HashVariant)s: without one, a table cannot tell which wrote it.
     pub fn tells_variants_apart(&self, format: KeyFormat) -> bool {
         self.variant_keys[format as usize]
     }

@@ -3,7 +3,7 @@
 //! compared byte for byte; each Ribbon filter solved again from the keys'
 //! hashes and compared byte for byte.
 
-use super::build::{fast_local_len, fast_local_probes, legacy_lines, legacy_probes};
+use super::builders::{fast_local_len, fast_local_probes, legacy_lines, legacy_probes};
 use super::ribbon::{num_slots, sized_by, solve};
 use super::{FilterBits, SstFilter, Table};
 use crate::format::BlockHandle;

@@ -3,7 +3,7 @@
 //! implementation reads it, and RocksDB answers "may match" for any it does
 //! not know, "no" for a payload of 1 to 5 bytes.
 
-use super::build::{fast_local_add, fast_local_bits, legacy_add, legacy_bits, legacy_hash};
+use super::builders::{fast_local_add, fast_local_bits, legacy_add, legacy_bits, legacy_hash};
 use super::ribbon::{layout, Hasher};
 use super::xxph3::hash64;
 
@@ -54,7 +54,7 @@ pub enum FilterBits<'a> {
 }
 
 impl<'a> FilterBits<'a> {
-    /// How RocksDB 7.8 reads `payload` (`GetBuiltinFilterBitsReader`).
+    /// How RocksDB reads `payload` (`GetBuiltinFilterBitsReader`).
     pub fn parse(payload: &'a [u8]) -> FilterBits<'a> {
         if payload.is_empty() {
             return FilterBits::Empty;

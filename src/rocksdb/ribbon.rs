@@ -1,7 +1,6 @@
 //! Standard128Ribbon, built byte for byte as RocksDB's
 //! `Standard128RibbonBitsBuilder` builds it (table/block_based/filter_policy.cc,
-//! util/ribbon_alg.h, util/ribbon_impl.h, util/ribbon_config.cc; the same in
-//! RocksDB 7.8 and 11): each key's 64-bit hash is a row of a linear system
+//! util/ribbon_alg.h, util/ribbon_impl.h, util/ribbon_config.cc): each key's 64-bit hash is a row of a linear system
 //! over GF(2), 128 coefficients wide from a start slot, whose solution is
 //! stored column by column; a key may match where its row times the
 //! solution gives its expected result bits.
@@ -21,7 +20,7 @@
 //! assert!(keys.iter().all(|key| bits.may_match(key)));
 //! ```
 
-use super::build::{
+use super::builders::{
     distinct, fast_local_build, fast_local_len, fast_local_probes, millibits, sanitized,
 };
 use super::xxph3::hash64;

@@ -1,8 +1,7 @@
-//! RocksDB 7.8's full filters, built byte for byte
+//! RocksDB's full Bloom filters, built byte for byte
 //! (table/block_based/filter_policy.cc): FastLocalBloom, which
 //! `NewBloomFilterPolicy` writes from format_version 5, and LegacyBloom,
-//! which it writes below (with `optimize_filters_for_memory` off, 7.8's
-//! default). Keys are added as RocksDB's builders add them: a key whose
+//! which it writes below (with `optimize_filters_for_memory` off). Keys are added as RocksDB's builders add them: a key whose
 //! hash equals the last key's is not counted twice.
 //!
 //! ```
