@@ -13,11 +13,19 @@ pub enum Error {
     TruncatedFooter {
         /// Length of the file.
         len: u64,
+        /// Length of the footer: 48 bytes (LevelDB's, RocksDB's legacy
+        /// footer), or 53 for RocksDB's magic.
+        footer_len: u64,
     },
-    /// The footer does not end with LevelDB's table magic number.
+    /// The file does not end with a table magic number the reader reads.
     BadMagic {
         /// The last 8 bytes of the file, as a little-endian number.
         found: u64,
+        /// The magic numbers the reader reads: LevelDB's
+        /// ([`TABLE_MAGIC`](crate::format::TABLE_MAGIC)) alone for
+        /// [`leveldb::Table`](crate::leveldb::Table), and RocksDB's
+        /// ([`ROCKSDB_MAGIC`](crate::format::ROCKSDB_MAGIC)) for any table.
+        expected: &'static [u64],
     },
     /// The footer's metaindex or index handle is not two varint64s.
     BadFooterHandle,
@@ -45,18 +53,20 @@ pub enum Error {
         /// What went wrong.
         what: String,
     },
-    /// A block's CRC-32C does not match its trailer.
+    /// A block's checksum does not match its trailer's: LevelDB's masked
+    /// CRC-32C, or the checksum type a RocksDB footer names.
     ChecksumMismatch {
         /// Which block.
         block: BlockKind,
         /// Offset of the block in the file.
         offset: u64,
-        /// The CRC-32C the trailer holds (unmasked).
+        /// The checksum the trailer holds (a CRC-32C unmasked).
         expected: u32,
-        /// The CRC-32C of the block's bytes and type.
+        /// The checksum of the block's bytes and type.
         found: u32,
     },
-    /// A block's trailer names a compression type LevelDB does not know.
+    /// A LevelDB block's trailer names a compression type LevelDB does not
+    /// know (RocksDB's unknown types are [`Error::Unsupported`]).
     UnknownCompression {
         /// Which block.
         block: BlockKind,
@@ -71,7 +81,9 @@ pub enum Error {
         block: BlockKind,
         /// Offset of the block in the file.
         offset: u64,
-        /// The compression (type 2 is zstd, LevelDB after 1.23).
+        /// The compression (for LevelDB, type 2 is Zstd, which later
+        /// LevelDBs write; for RocksDB, one of a build without the crate
+        /// feature `codecs`).
         compression: Compression,
     },
     /// A block would take more than this crate allows for a file of its size.
@@ -129,15 +141,19 @@ pub enum Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::TruncatedFooter { len } => write!(
+            Error::TruncatedFooter { len, footer_len } => write!(
                 f,
-                "truncated footer: the file is {len} bytes, a table ends with a 48-byte footer"
+                "truncated footer: the file is {len} bytes, a table ends with a {footer_len}-byte footer"
             ),
-            Error::BadMagic { found } => write!(
-                f,
-                "bad magic {found:#018x}, expected {:#018x}: not a LevelDB table",
-                crate::format::TABLE_MAGIC
-            ),
+            Error::BadMagic { found, expected } => {
+                write!(f, "bad magic {found:#018x}, expected ")?;
+                for (i, magic) in expected.iter().enumerate() {
+                    let or = if i == 0 { "" } else { " or " };
+                    write!(f, "{or}{magic:#018x}")?;
+                }
+                let names: Vec<&str> = expected.iter().map(|&m| magic_name(m)).collect();
+                write!(f, ": not a {} table", names.join(" or "))
+            }
             Error::BadFooterHandle => write!(f, "corrupt footer: a block handle is not two varint64s"),
             Error::BadFooter { what } => write!(f, "corrupt footer: {what}"),
             Error::Read { offset, len, what } => {
@@ -206,6 +222,15 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+/// The engine whose tables end with `magic`.
+fn magic_name(magic: u64) -> &'static str {
+    match magic {
+        super::TABLE_MAGIC => "LevelDB",
+        super::ROCKSDB_MAGIC => "RocksDB",
+        _ => "known",
+    }
+}
 
 /// What is wrong inside a block ([`Error::CorruptBlock`], and what
 /// [`BlockIter`](crate::format::BlockIter) stops at): one variant per

@@ -24,6 +24,8 @@ pub const LEVELDB_FOOTER_LEN: usize = 48;
 /// Length of RocksDB's footer from format_version 1, and so the most read
 /// to judge any table from its end.
 pub const MAX_FOOTER_LEN: usize = 53;
+/// The magic numbers [`Footer::read_end`] reads.
+const MAGICS: &[u64] = &[TABLE_MAGIC, ROCKSDB_MAGIC];
 
 /// A table's footer: LevelDB's (read as RocksDB's legacy footer,
 /// format_version 0) or RocksDB's.
@@ -100,7 +102,10 @@ impl Footer {
     pub fn read_end(end: &[u8], file_len: u64) -> Result<Footer, Error> {
         let len = end.len();
         if len < LEVELDB_FOOTER_LEN || file_len < len as u64 {
-            return Err(Error::TruncatedFooter { len: file_len });
+            return Err(Error::TruncatedFooter {
+                len: file_len,
+                footer_len: LEVELDB_FOOTER_LEN as u64,
+            });
         }
         let magic = u64::from_le_bytes(end[len - 8..].try_into().expect("8 bytes"));
         let footer = match magic {
@@ -115,9 +120,19 @@ impl Footer {
                     base_context_checksum: 0,
                 }
             }
-            ROCKSDB_MAGIC if len < 53 => return Err(Error::TruncatedFooter { len: file_len }),
+            ROCKSDB_MAGIC if len < MAX_FOOTER_LEN => {
+                return Err(Error::TruncatedFooter {
+                    len: file_len,
+                    footer_len: MAX_FOOTER_LEN as u64,
+                })
+            }
             ROCKSDB_MAGIC => Footer::read_rocksdb(&end[len - 53..], file_len - 53)?,
-            found => return Err(Error::BadMagic { found }),
+            found => {
+                return Err(Error::BadMagic {
+                    found,
+                    expected: MAGICS,
+                })
+            }
         };
         let index = (footer.format_version < 6).then_some((BlockKind::Index, footer.index));
         for (block, handle) in [(BlockKind::Metaindex, footer.metaindex)]
@@ -235,7 +250,10 @@ impl Footer {
         let at = footer.len() - 8;
         let magic = u64::from_le_bytes(footer[at..].try_into().expect("8 bytes"));
         if magic != TABLE_MAGIC {
-            return Err(Error::BadMagic { found: magic });
+            return Err(Error::BadMagic {
+                found: magic,
+                expected: &[TABLE_MAGIC],
+            });
         }
         two_handles(&footer[..at])
     }

@@ -142,7 +142,10 @@ impl<'a> Table<'a> {
     fn open_as(file: Source<'a>, how: Open) -> Result<Self, Error> {
         let verify_checksums = matches!(how, Open::Strict { checksums: true });
         let Some(footer_at) = file.len().checked_sub(FOOTER_LEN as u64) else {
-            return Err(Error::TruncatedFooter { len: file.len() });
+            return Err(Error::TruncatedFooter {
+                len: file.len(),
+                footer_len: FOOTER_LEN as u64,
+            });
         };
         let footer = file.read(footer_at, FOOTER_LEN)?;
         let (metaindex_handle, index_handle) = Footer::leveldb_handles(&footer)?;

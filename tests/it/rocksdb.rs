@@ -159,7 +159,7 @@ fn every_truncation_is_an_error_not_a_panic() {
     let footer_at = bytes.len() - 53;
     for len in (0..bytes.len()).rev().step_by(97).chain(0..60) {
         match Table::open(&bytes[..len]) {
-            Err(Error::TruncatedFooter { len: got }) => assert_eq!(got, len as u64),
+            Err(Error::TruncatedFooter { len: got, .. }) => assert_eq!(got, len as u64),
             Err(Error::BadMagic { .. }) => {}
             other => panic!("{name} cut to {len}: {:?}", other.map(|_| "opens")),
         }
