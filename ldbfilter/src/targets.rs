@@ -63,7 +63,7 @@ impl Database {
     /// The file of a live table: the first of its names the engine tries
     /// that is present, else (`Err`) the first name.
     pub(crate) fn file_of(&self, table: &LiveTable) -> Result<PathBuf, PathBuf> {
-        let names = table.file_names(self.manifest.is_rocksdb());
+        let names = table.file_names(self.manifest.engine());
         let paths = names.map(|n| self.dir.join(n));
         match paths.iter().find(|p| p.is_file()) {
             Some(path) => Ok(path.clone()),

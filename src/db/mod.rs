@@ -114,14 +114,14 @@ impl LiveTable {
     /// The table's file names, in the order the engine's table cache
     /// tries them: LevelDB's `.ldb`, then the older `.sst`; RocksDB's
     /// `.sst`, then `.ldb`.
-    pub fn file_names(&self, rocksdb: bool) -> [String; 2] {
+    pub fn file_names(&self, engine: Engine) -> [String; 2] {
         let (ldb, sst) = (
             format!("{:06}.ldb", self.number),
             format!("{:06}.sst", self.number),
         );
-        match rocksdb {
-            true => [sst, ldb],
-            false => [ldb, sst],
+        match engine {
+            Engine::RocksDb => [sst, ldb],
+            Engine::LevelDb => [ldb, sst],
         }
     }
 
@@ -151,7 +151,29 @@ pub struct Manifest {
     prev_log_number: u64,
     edits: usize,
     truncated_tail: bool,
-    rocksdb: bool,
+    engine: Engine,
+}
+
+/// Which engine wrote a database: where its `Get` looks and how its
+/// recovery reads, in the few places the two differ.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Engine {
+    /// LevelDB (and goleveldb): no version edit holds a tag only RocksDB
+    /// writes.
+    #[default]
+    LevelDb,
+    /// RocksDB: an edit holds a tag only RocksDB writes.
+    RocksDb,
+}
+
+impl Engine {
+    /// The engine's name, as the command line writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::LevelDb => "leveldb",
+            Engine::RocksDb => "rocksdb",
+        }
+    }
 }
 
 impl Manifest {
@@ -187,10 +209,10 @@ impl Manifest {
         key_order(self.comparator(column_family))
     }
 
-    /// Whether RocksDB wrote the MANIFEST (an edit holds a tag only
-    /// RocksDB writes), which decides where a `Get` looks.
-    pub fn is_rocksdb(&self) -> bool {
-        self.rocksdb
+    /// The engine that wrote the MANIFEST (RocksDB where an edit holds a
+    /// tag only RocksDB writes), which decides where a `Get` looks.
+    pub fn engine(&self) -> Engine {
+        self.engine
     }
 
     /// The column families by id (LevelDB's one is `0`, `default`).
@@ -291,7 +313,7 @@ impl Manifest {
             .filter(|t| t.column_family == column_family)
             .collect();
         let level_0 = family.iter().take_while(|t| t.level == 0).count();
-        let unchecked = self.rocksdb && level_0 == family.len() && level_0 <= 3;
+        let unchecked = self.engine == Engine::RocksDb && level_0 == family.len() && level_0 <= 3;
         let mut found: Vec<&LiveTable> = family[..level_0]
             .iter()
             .copied()
@@ -309,7 +331,7 @@ impl Manifest {
                 }
                 found.push(table);
                 let spans = vs(table, table.largest_user_key()) == Ordering::Equal;
-                if !(self.rocksdb && spans) {
+                if !(self.engine == Engine::RocksDb && spans) {
                     break;
                 }
             }
@@ -949,7 +971,10 @@ impl Replay {
             prev_log_number: self.prev_log_number,
             edits: self.edits,
             truncated_tail: false,
-            rocksdb: self.rocksdb,
+            engine: match self.rocksdb {
+                true => Engine::RocksDb,
+                false => Engine::LevelDb,
+            },
         })
     }
 }

@@ -437,7 +437,7 @@ fn rocksdb_get_order_follows_filepicker() {
     new_file4(&mut edit, 1, 12, ("t", "z"), 6, Some(3));
     new_file4(&mut edit, 0, 13, ("a", "b"), 7, Some(4));
     let manifest = Manifest::parse(&log(&[edit])).unwrap();
-    assert!(manifest.is_rocksdb());
+    assert_eq!(manifest.engine(), Engine::RocksDb);
     let order = |key: &str| numbers(&manifest.get_order(0, key.as_bytes()).unwrap());
     assert_eq!(order("m"), [11], "the sentinel does not hold its key");
     assert_eq!(order("t"), [11, 12], "one key's entries across two tables");

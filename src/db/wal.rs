@@ -11,7 +11,7 @@ use std::fmt;
 use crate::format::{varint32, EntryKind, KeyEntry, KeyOrder};
 
 use super::log::{RecordProblem, Records};
-use super::Manifest;
+use super::{Engine, Manifest};
 
 /// What is wrong with a write-ahead log.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -248,7 +248,7 @@ impl Memtable {
         log: &[u8],
         manifest: &Manifest,
     ) -> Result<(), WalProblem> {
-        let leveldb = !manifest.is_rocksdb();
+        let leveldb = manifest.engine() == Engine::LevelDb;
         let mut records = Records::new(log, number);
         if leveldb {
             records = records.resyncing();
@@ -269,7 +269,8 @@ impl Memtable {
                     let family = e.column_family;
                     let live = manifest.column_families().contains_key(&family);
                     // LevelDB replays its logs whole.
-                    let flushed = manifest.is_rocksdb() && number < manifest.log_number(family);
+                    let flushed = manifest.engine() == Engine::RocksDb
+                        && number < manifest.log_number(family);
                     if live && !flushed {
                         let owned = (family, e.kind, e.key.to_vec(), e.end.to_vec());
                         match &mut self.preparing {

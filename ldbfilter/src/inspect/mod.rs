@@ -57,11 +57,7 @@ pub fn run(args: &InspectArgs) -> Status {
 /// per column family its comparator and tables and bytes per level.
 fn database(database: &Database, json: bool) -> Result<Vec<u8>, Failure> {
     let manifest = &database.manifest;
-    let engine = if manifest.is_rocksdb() {
-        "rocksdb"
-    } else {
-        "leveldb"
-    };
+    let engine = manifest.engine().name();
     let families: Vec<FamilyJson> = manifest
         .column_families()
         .iter()

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use elsa::FrozenMap;
 use leveldb_filter::db::{
-    column_family_option, GetWalk, LiveTable, Manifest, Memtable, MemtableAnswer, Outcome,
+    column_family_option, Engine, GetWalk, LiveTable, Manifest, Memtable, MemtableAnswer, Outcome,
     TableStep,
 };
 use leveldb_filter::format::{EntryKind, TableFile};
@@ -192,7 +192,7 @@ fn read_wal(database: &Database) -> Result<Option<(PathBuf, Memtable)>, Failure>
         .collect();
     logs.sort();
     let mut memtable = Memtable::default();
-    let rocksdb = database.manifest.is_rocksdb();
+    let rocksdb = database.manifest.engine() == Engine::RocksDb;
     for (number, path) in &logs {
         let bytes = std::fs::read(path).map_err(|e| unreadable(path, e))?;
         if let Err(problem) = memtable.replay(*number, &bytes, &database.manifest) {
