@@ -54,6 +54,7 @@
 
 #[cfg(target_arch = "aarch64")]
 mod aarch64;
+mod lengths;
 pub(crate) mod portable;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod simd;
@@ -75,6 +76,7 @@ pub(crate) use aarch64::prefetch;
 #[inline(always)]
 pub(crate) fn prefetch<T>(_slice: &[T], _index: usize) {}
 
+pub(crate) use lengths::{groups_by_length, looks_one_length};
 pub(crate) use portable::Modulus;
 
 use crate::hash::SEED;
@@ -137,9 +139,6 @@ pub(crate) const MAX_SINGLE_LANES_BYTES: usize = 256 << 10;
 // Within the arrays the vector kernels take.
 #[cfg(target_arch = "x86_64")]
 const _: () = assert!(MAX_SINGLE_LANES_BYTES <= MAX_VECTOR_BYTES);
-
-/// Keys whose lengths [`looks_one_length`] compares.
-const SAMPLED: usize = 64;
 
 /// What this CPU runs, decided once per process.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -437,62 +436,4 @@ fn grouped(keys: &[&[u8]], bytes: usize, k: usize) -> Option<bool> {
     }
     let by_length = !looks_one_length(keys);
     (!by_length || keys.len() >= FEW_TO_GROUP).then_some(by_length)
-}
-
-/// Whether `keys` (at least one) look like keys of one length, from a sample
-/// of [`SAMPLED`] spread over them: the AVX2 kernel's work. A key of another
-/// length the sample misses is still hashed right, one key at a time.
-pub(crate) fn looks_one_length(keys: &[&[u8]]) -> bool {
-    let Some(first) = keys.first() else {
-        return false;
-    };
-    keys.iter()
-        .step_by(keys.len().div_ceil(SAMPLED))
-        .all(|key| key.len() == first.len())
-}
-
-/// Length classes of keys of mixed lengths: 0 to 63 bytes, and longer
-/// ([`groups_by_length`]).
-pub(crate) const CLASSES: usize = 65;
-
-/// Keys of mixed lengths in groups of `N` of one length class (0 to 63
-/// bytes, and longer keys together): each key waits with others of its
-/// class until they are `N`; at the end, each class's keys left, padded
-/// with copies of their first. `emit(group, at, n, class)` takes each group
-/// as it comes: its first `n` keys are those at indexes `at` of `keys`,
-/// the others copies of its first; below the last class, every key is
-/// `class` bytes long. (One pass, each key's slice copied once: ordering
-/// the keys by length first, then reading them in that order, cost more.)
-#[inline(always)]
-pub(crate) fn groups_by_length<'k, const N: usize>(
-    keys: &[&'k [u8]],
-    mut emit: impl FnMut(&[&'k [u8]; N], &[usize; N], usize, usize),
-) {
-    let Some(&first) = keys.first() else { return };
-    // `waiting[c]` holds keys of class `c` only: its first `count[c]`
-    // entries are this round's, the others an earlier round's (or `first`
-    // before any, never read: a group is emitted when it has `N` keys, or
-    // at the end padded with its own first key).
-    let mut waiting = [[first; N]; CLASSES];
-    let mut at = [[0usize; N]; CLASSES];
-    let mut count = [0usize; CLASSES];
-    for (i, &key) in keys.iter().enumerate() {
-        let c = key.len().min(CLASSES - 1);
-        let n = count[c];
-        waiting[c][n] = key;
-        at[c][n] = i;
-        if n + 1 == N {
-            emit(&waiting[c], &at[c], N, c);
-            count[c] = 0;
-        } else {
-            count[c] = n + 1;
-        }
-    }
-    for (c, ((waiting, at), &n)) in waiting.iter_mut().zip(&at).zip(&count).enumerate() {
-        if n > 0 {
-            let first = waiting[0];
-            waiting[n..].fill(first);
-            emit(waiting, at, n, c);
-        }
-    }
 }

@@ -4,7 +4,7 @@
 //! the keys' order.
 
 use super::{hash_same, Lanes};
-use crate::arch::{groups_by_length, CLASSES};
+use crate::arch::lengths::{groups_by_length, CLASSES};
 use crate::HashVariant;
 
 /// Keys left of a half group at the end of [`hash_by_length`] below which
