@@ -4,7 +4,7 @@
 //!
 //! | kernel | runs on | serves |
 //! |---|---|---|
-//! | [`portable`] (`scalar`) | every CPU | all work the others leave; the reference; the default on aarch64 |
+//! | [`portable`] | every CPU | all work the others leave; the reference; the default on aarch64 |
 //! | `x86_64::avx512` | AVX-512F, VL, POPCNT and AVX2 (default but on Intel) | filters, batches and single lookups |
 //! | `x86_64::avx2` | AVX2 (default without AVX-512, and on Intel) | filters and batches: of keys of one length, and of mixed lengths from [`FEW_TO_GROUP`] keys (batches by gathers where a timing at start-up finds them faster); the bits of a filter block's filters from their hashes (on AVX-512 CPUs too) |
 //! | `aarch64::neon` | NEON (aarch64), only with `LEVELDB_FILTER_KERNEL=neon` | as AVX2, batches without gathers |
@@ -144,7 +144,7 @@ const _: () = assert!(MAX_SINGLE_LANES_BYTES <= MAX_VECTOR_BYTES);
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kernel {
     /// Plain Rust ([`portable`]).
-    Scalar,
+    Portable,
     /// AVX2 (x86-64).
     #[cfg(target_arch = "x86_64")]
     Avx2(x86_64::Avx2),
@@ -157,12 +157,12 @@ pub(crate) enum Kernel {
 }
 
 /// `$vector` with `$cpu` bound to the kernel's [`Vector`] for a vector
-/// kernel, `$scalar` for the portable one: the one match of the vector
+/// kernel, `$portable` for the portable one: the one match of the vector
 /// kernels that the operations below share.
 macro_rules! vector {
-    ($kernel:expr, $cpu:ident => $vector:expr, scalar => $scalar:expr) => {
+    ($kernel:expr, $cpu:ident => $vector:expr, portable => $portable:expr) => {
         match $kernel {
-            Kernel::Scalar => $scalar,
+            Kernel::Portable => $portable,
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2($cpu) => $vector,
             #[cfg(target_arch = "x86_64")]
@@ -228,9 +228,10 @@ static KERNEL: OnceLock<Kernel> = OnceLock::new();
 
 impl Kernel {
     /// The kernel for this CPU, unless the environment variable
-    /// `LEVELDB_FILTER_KERNEL` asks for `scalar`, `avx2`, `avx512` or
+    /// `LEVELDB_FILTER_KERNEL` asks for `portable`, `avx2`, `avx512` or
     /// `neon` (to measure or rule out the vector code; a kernel is taken
-    /// only where the CPU has it). Decided once per process.
+    /// only where the CPU has it). Decided once per process. (`scalar`,
+    /// the portable kernel's old name, still asks for it.)
     ///
     /// AVX-512 is the default on AMD's cores and others, AVX2 on Intel's,
     /// AVX-512 or not: there 512-bit vectors slow the code around them.
@@ -252,34 +253,39 @@ impl Kernel {
     /// What `detect` returns.
     #[cold]
     fn decide() -> Kernel {
-        let asked = std::env::var("LEVELDB_FILTER_KERNEL").unwrap_or_default();
+        Kernel::asked_for(&std::env::var("LEVELDB_FILTER_KERNEL").unwrap_or_default())
+    }
+
+    /// The kernel for this CPU where `LEVELDB_FILTER_KERNEL` is `name`.
+    fn asked_for(name: &str) -> Kernel {
         #[cfg(target_arch = "x86_64")]
         {
             // Detected only when they may be chosen: AVX2's detection
             // times the CPU's gathers (`Avx2::detect`).
             let avx512 = || x86_64::Avx512::detect().map(Kernel::Avx512);
             let avx2 = || x86_64::Avx2::detect().map(Kernel::Avx2);
-            let chosen = match asked.as_str() {
-                "scalar" => None,
+            let chosen = match name {
+                // (`scalar`: the portable kernel's old name.)
+                "portable" | "scalar" => None,
                 "avx2" => avx2(),
                 "avx512" => avx512(),
                 _ if x86_64::intel() => avx2().or_else(avx512),
                 _ => avx512().or_else(avx2),
             };
-            chosen.unwrap_or(Kernel::Scalar)
+            chosen.unwrap_or(Kernel::Portable)
         }
         #[cfg(target_arch = "aarch64")]
         {
-            let chosen = match asked.as_str() {
+            let chosen = match name {
                 "neon" => aarch64::Neon::detect().map(Kernel::Neon),
                 _ => None,
             };
-            chosen.unwrap_or(Kernel::Scalar)
+            chosen.unwrap_or(Kernel::Portable)
         }
         #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
         {
-            let _ = asked;
-            Kernel::Scalar
+            let _ = name;
+            Kernel::Portable
         }
     }
 
@@ -287,7 +293,7 @@ impl Kernel {
     #[cfg(test)]
     pub(crate) fn all() -> Vec<Kernel> {
         #[allow(unused_mut)]
-        let mut kernels = vec![Kernel::Scalar];
+        let mut kernels = vec![Kernel::Portable];
         #[cfg(target_arch = "x86_64")]
         {
             // AVX2 reads a batch's probes by gathers or not, depending on
@@ -313,14 +319,14 @@ impl Kernel {
         fn name<V: Vector>(_: V) -> &'static str {
             V::NAME
         }
-        vector!(self, cpu => name(cpu), scalar => "scalar")
+        vector!(self, cpu => name(cpu), portable => "portable")
     }
 
     /// Sets in `array` the `k` probe bits of every key, as LevelDB's
     /// `CreateFilter` does.
     pub(crate) fn insert(self, keys: &[&[u8]], variant: HashVariant, k: usize, array: &mut [u8]) {
         let done = keys.len() >= FEW_TO_CREATE
-            && vector!(self, cpu => cpu.insert(keys, variant, k, array), scalar => false);
+            && vector!(self, cpu => cpu.insert(keys, variant, k, array), portable => false);
         if !done {
             portable::insert(keys, variant, k, array);
         }
@@ -332,7 +338,7 @@ impl Kernel {
     /// notes.)
     pub(crate) fn insert_hashes(self, hashes: &[u32], k: usize, array: &mut [u8]) {
         let done = hashes.len() >= FEW_TO_CREATE
-            && vector!(self, cpu => cpu.insert_hashes(hashes, k, array), scalar => false);
+            && vector!(self, cpu => cpu.insert_hashes(hashes, k, array), portable => false);
         if !done {
             portable::insert_hashes(hashes, k, array);
         }
@@ -348,7 +354,7 @@ impl Kernel {
     /// [`contains`](Kernel::contains) for a key hashed to `h`.
     #[inline]
     pub(crate) fn contains_hash(self, h: u32, k: usize, array: &[u8]) -> bool {
-        match vector!(self, cpu => cpu.contains(h, k, array), scalar => None) {
+        match vector!(self, cpu => cpu.contains(h, k, array), portable => None) {
             Some(answer) => answer,
             None => portable::contains_hash(h, k, array),
         }
@@ -359,7 +365,7 @@ impl Kernel {
     /// times (else the portable probes).
     #[inline]
     pub(crate) fn takes_single(self, bytes: usize, k: usize) -> bool {
-        vector!(self, cpu => cpu.takes_single(bytes, k), scalar => false)
+        vector!(self, cpu => cpu.takes_single(bytes, k), portable => false)
     }
 
     /// [`contains`](Kernel::contains) for each of `keys`, into `out` (as
@@ -380,7 +386,7 @@ impl Kernel {
             return;
         }
         let done = vector!(
-            self, cpu => cpu.contains_batch(keys, variant, k, array, out), scalar => false
+            self, cpu => cpu.contains_batch(keys, variant, k, array, out), portable => false
         );
         if !done {
             portable::contains_batch(keys, variant, k, array, out);
@@ -393,7 +399,7 @@ impl Kernel {
     pub(crate) fn hashes(self, keys: &[&[u8]], variant: HashVariant) -> Vec<u32> {
         vector!(
             self, cpu => cpu.hashes(keys, variant),
-            scalar => keys.iter().map(|key| crate::hash(key, SEED, variant)).collect()
+            portable => keys.iter().map(|key| crate::hash(key, SEED, variant)).collect()
         )
     }
 
@@ -403,7 +409,7 @@ impl Kernel {
     pub(crate) fn positions(self, hashes: &[u32], bits: u64) -> Vec<[u32; 30]> {
         vector!(
             self, cpu => cpu.positions(hashes, bits),
-            scalar => {
+            portable => {
                 let modulus = portable::Modulus::new((bits / 8) as usize);
                 let probes = |h: u32| {
                     let delta = h.rotate_right(17);

@@ -37,6 +37,17 @@ fn exercised(test: &str, kernels: &[Kernel]) {
     }
 }
 
+/// `LEVELDB_FILTER_KERNEL=portable` asks for the portable kernel, and so
+/// does `scalar`, its old name, which older scripts set.
+#[test]
+fn the_portable_kernel_is_asked_for_by_either_name() {
+    for name in ["portable", "scalar"] {
+        let kernel = Kernel::asked_for(name);
+        assert_eq!(kernel, Kernel::Portable, "{name}");
+        assert_eq!(kernel.name(), "portable");
+    }
+}
+
 /// LevelDB's positions: `(h + j * delta) % bits`, h widened to 64 bits.
 fn naive(h: u32, bits: u64, k: usize) -> Vec<usize> {
     let delta = h.rotate_right(17);
@@ -221,7 +232,7 @@ fn kernels_agree_on_filters_and_batches() {
         let policy = BloomFilterPolicy::new(usize::from(bits % 51)).with_hash(variant(signed));
         let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
         let mut want = vec![7];
-        policy.create_with(Kernel::Scalar, &refs, &mut want);
+        policy.create_with(Kernel::Portable, &refs, &mut want);
         let filter = &want[1..];
         let probes: Vec<&[u8]> = probes
             .iter()
@@ -230,7 +241,7 @@ fn kernels_agree_on_filters_and_batches() {
             .collect();
         let answers: Vec<bool> = probes
             .iter()
-            .map(|p| policy.single_with(Kernel::Scalar, p, filter))
+            .map(|p| policy.single_with(Kernel::Portable, p, filter))
             .collect();
         Kernel::all().into_iter().all(|kernel| {
             let mut got = vec![7];
@@ -300,7 +311,7 @@ fn kernels_agree_on_keys_of_one_length() {
         let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
         let policy = BloomFilterPolicy::new(usize::from(bits % 51)).with_hash(variant(signed));
         let mut want = Vec::new();
-        policy.create_with(Kernel::Scalar, &refs, &mut want);
+        policy.create_with(Kernel::Portable, &refs, &mut want);
         // Each key, and each key with its first byte changed (mostly absent).
         let others: Vec<Vec<u8>> = keys
             .iter()
@@ -314,7 +325,7 @@ fn kernels_agree_on_keys_of_one_length() {
             .collect();
         let answers: Vec<bool> = probes
             .iter()
-            .map(|p| policy.single_with(Kernel::Scalar, p, &want))
+            .map(|p| policy.single_with(Kernel::Portable, p, &want))
             .collect();
         Kernel::all().into_iter().all(|kernel| {
             let mut got = Vec::new();
@@ -340,7 +351,7 @@ fn kernels_agree_on_single_lookups() {
         let policy = BloomFilterPolicy::new(10).with_hash(variant(signed));
         keys.iter().all(|key| {
             [&filter[..], &filter[filter.len() - 1..]].iter().all(|f| {
-                let want = policy.single_with(Kernel::Scalar, key, f);
+                let want = policy.single_with(Kernel::Portable, key, f);
                 Kernel::all()
                     .into_iter()
                     .all(|kernel| policy.single_with(kernel, key, f) == want)
@@ -361,7 +372,7 @@ fn kernels_agree_on_single_lookups() {
                     for &kernel in &kernels {
                         assert_eq!(
                             policy.single_with(kernel, &key, &filter),
-                            policy.single_with(Kernel::Scalar, &key, &filter),
+                            policy.single_with(Kernel::Portable, &key, &filter),
                             "{kernel:?} fill {fill:#x} len {len} k {k} key {key:02x?}"
                         );
                     }
@@ -413,7 +424,7 @@ fn kernels_agree_on_single_lookups_either_side_of_the_lanes_limit() {
             let mut answers = [0usize; 2];
             for _ in 0..4_000 {
                 let key = next().to_le_bytes();
-                let want = policy.single_with(Kernel::Scalar, &key, &filter);
+                let want = policy.single_with(Kernel::Portable, &key, &filter);
                 answers[usize::from(want)] += 1;
                 for &kernel in &kernels {
                     assert_eq!(
