@@ -30,9 +30,9 @@
 //! cascade ([`cascade`]), pairs of groups ([`pairs`]), single lookups
 //! ([`single`]), keys' prefetches ([`prefetch`]).
 //!
-//! Every `unsafe fn` in these files needs, besides the terms of its `# Safety`
-//! section, a CPU with the features it enables: the kernel's type is the
-//! proof of that, and only its methods call in from outside.
+//! Every `unsafe fn` in these files needs, besides the terms of its
+//! `# Safety` section, a CPU with the features it enables: the kernel's
+//! type is the proof of that, and only its methods call in from outside.
 
 mod cascade;
 mod hash;
@@ -259,11 +259,11 @@ unsafe fn insert(keys: &[&[u8]], variant: HashVariant, k: usize, array: &mut [u8
 }
 
 /// See [`Avx512::contains_batch`]. A window of keys is answered by the
-/// cascade ([`cascade`]) when few keys of the last window may match (it costs an absent key
-/// about two probes instead of k, but a present key more than
-/// `contains_pairs` does), by `contains_pairs` when more than the share
-/// [`PAIRS_FROM`] of them may; on Intel's cores always by `contains_pairs`
-/// ([`Batching`]).
+/// cascade ([`cascade`]) when few keys of the last window may match (it
+/// costs an absent key about two probes instead of k, but a present key
+/// more than `contains_pairs` does), by `contains_pairs` when more than
+/// the share [`PAIRS_FROM`] of them may; on Intel's cores always by
+/// `contains_pairs` ([`Batching`]).
 ///
 /// # Safety
 /// The CPU must have AVX-512F, VL and POPCNT; `4 <= array.len() <= 2^28`,

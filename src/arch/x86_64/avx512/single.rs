@@ -7,10 +7,11 @@ use std::arch::x86_64::*;
 use super::lanes::quotient8;
 use crate::arch::simd;
 
-/// See [`Avx512::contains`](super::Avx512): eight probes to a vector, reduced in one
-/// vector of doubles; each probe's byte by a scalar load from indexes
-/// stored to the stack (gathers cost more, and the load ports take a
-/// probe each), or-ed with the mask of its other bits.
+/// See [`Avx512::contains`](crate::arch::Vector::contains): eight probes
+/// to a vector, reduced in one vector of doubles; each probe's byte by a
+/// scalar load from indexes stored to the stack (gathers cost more, and
+/// the load ports take a probe each), or-ed with the mask of its other
+/// bits.
 ///
 /// # Safety
 /// The CPU must have AVX-512F and VL; `0 < array.len() <= 2^28`.
