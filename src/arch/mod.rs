@@ -12,9 +12,10 @@
 //! The vector kernels run one algorithm, [`simd`]'s, written over a lane
 //! trait ([`simd::Lanes`]) that each instruction set implements: hashing
 //! keys transposed, the reduction and probe positions, rows of indexes and
-//! masks, grouping by length, batches. Each kernel's file holds its lanes
-//! and what only it does (AVX-512's cascade, single lookups and
-//! prefetching; AVX2's gathers and their timing).
+//! masks, grouping by length, batches. Each kernel's file (AVX-512's, a
+//! directory of them) holds its lanes and what only it does (AVX-512's
+//! cascade, single lookups and prefetching; AVX2's gathers and their
+//! timing).
 //!
 //! Why Intel's cores take AVX2 even with AVX-512: see [`Kernel::detect`]
 //! (512-bit vectors slow the engine code around them there). Why NEON is
@@ -49,7 +50,7 @@
 //! implements [`simd::Lanes`] for its vectors and [`Vector`] for its type
 //! (with the entry points that instantiate [`simd`]'s code), an arm in
 //! [`Kernel`] and in the `vector!` match, and its detection in
-//! `Kernel::decide` and `Kernel::all`. The tests in `tests.rs` run every
+//! `Kernel::asked_for` and `Kernel::all`. The tests in `tests/` run every
 //! kernel the CPU has against the portable one and LevelDB's formula.
 
 #[cfg(target_arch = "aarch64")]
