@@ -1,7 +1,7 @@
 //! Criterion benches of the public API, throughput in keys per second:
 //! `cargo bench --bench api`. (`benches/compare.rs` times the same work
 //! side by side with LevelDB and rusty-leveldb.) The kernel is the
-//! default for the CPU; `LEVELDB_FILTER_KERNEL=scalar|avx2|avx512` picks one.
+//! default for the CPU; `LEVELDB_FILTER_KERNEL=portable|avx2|avx512` picks one.
 
 use std::hint::black_box;
 use std::time::Duration;

@@ -161,7 +161,7 @@ fn ours_block(
 /// (the kernel is chosen once per process), each with its table and summary.
 fn all_kernels() {
     #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
-    let mut kernels = vec!["scalar"];
+    let mut kernels = vec!["portable"];
     #[cfg(target_arch = "x86_64")]
     {
         if std::is_x86_feature_detected!("avx2") {

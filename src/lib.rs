@@ -54,9 +54,10 @@
 //! vectors slow the code around them), else eight at a time with AVX2, and
 //! probes without branching on the bits (on AMD's AVX-512 cores, while most
 //! keys are absent, an absent key costs about two probes instead of k).
-//! The kernel is chosen at run time; the scalar code is the reference the
-//! SIMD code is tested against, and `LEVELDB_FILTER_KERNEL=scalar` in the
-//! environment selects it, `avx2` or `avx512` a vector kernel:
+//! The kernel is chosen at run time; the portable code is the reference the
+//! SIMD code is tested against, and `LEVELDB_FILTER_KERNEL=portable` in the
+//! environment selects it, `avx2`, `avx512` or `neon` a vector kernel
+//! ([`kernel`]):
 //!
 //! ```
 //! use leveldb_filter::{BloomFilterPolicy, FilterPolicy};
@@ -164,12 +165,15 @@ pub use hash::HashVariant;
 pub use internal_key::InternalKeyPolicy;
 pub use table::{AnyTable, TableFormat};
 
-/// The kernel this process runs Bloom filters on: `"avx512"`, `"avx2"` or
-/// `"scalar"`, decided once from the CPU and the environment variable
-/// `LEVELDB_FILTER_KERNEL` (`scalar`, `avx2` or `avx512` to ask for one), for logs and
-/// benchmarks. Every kernel gives the same bytes and answers. (The AVX2
-/// kernel reads a batch's probes by gathers where a timing at start-up finds
-/// them faster; `LEVELDB_FILTER_GATHER=yes` or `no` decides instead.)
+/// The kernel this process runs Bloom filters on: `"avx512"`, `"avx2"`
+/// (x86-64), `"neon"` (aarch64) or `"portable"` (every CPU), decided once
+/// from the CPU and the environment variable `LEVELDB_FILTER_KERNEL`
+/// (`portable`, `avx2`, `avx512` or `neon` to ask for one, taken only where
+/// the CPU has it), for logs and benchmarks. The variable also takes
+/// `scalar`, the portable kernel's old name, for older scripts.
+/// Every kernel gives the same bytes and answers. (The AVX2 kernel reads a
+/// batch's probes by gathers where a timing at start-up finds them faster;
+/// `LEVELDB_FILTER_GATHER=yes` or `no` decides instead.)
 pub fn kernel() -> &'static str {
     arch::Kernel::detect().name()
 }

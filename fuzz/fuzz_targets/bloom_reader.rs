@@ -4,7 +4,7 @@
 //! work), by the policy and by a filter block builder, are the bytes of
 //! LevelDB's formula, computed here naively from the public scalar hash,
 //! and match every key. Run it once per kernel
-//! (`LEVELDB_FILTER_KERNEL=scalar`, `avx2`, default) and under
+//! (`LEVELDB_FILTER_KERNEL=portable`, `avx2`, default) and under
 //! AddressSanitizer (`FUZZ_SANITIZER=address scripts/fuzz bloom_reader`).
 #![no_main]
 

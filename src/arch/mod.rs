@@ -4,7 +4,7 @@
 //!
 //! | kernel | runs on | serves |
 //! |---|---|---|
-//! | [`portable`] (`scalar`) | every CPU | all work the others leave; the reference; the default on aarch64 |
+//! | [`portable`] | every CPU | all work the others leave; the reference; the default on aarch64 |
 //! | `x86_64::avx512` | AVX-512F, VL, POPCNT and AVX2 (default but on Intel) | filters, batches and single lookups |
 //! | `x86_64::avx2` | AVX2 (default without AVX-512, and on Intel) | filters and batches: of keys of one length, and of mixed lengths from [`FEW_TO_GROUP`] keys (batches by gathers where a timing at start-up finds them faster); the bits of a filter block's filters from their hashes (on AVX-512 CPUs too) |
 //! | `aarch64::neon` | NEON (aarch64), only with `LEVELDB_FILTER_KERNEL=neon` | as AVX2, batches without gathers |
@@ -12,9 +12,10 @@
 //! The vector kernels run one algorithm, [`simd`]'s, written over a lane
 //! trait ([`simd::Lanes`]) that each instruction set implements: hashing
 //! keys transposed, the reduction and probe positions, rows of indexes and
-//! masks, grouping by length, batches. Each kernel's file holds its lanes
-//! and what only it does (AVX-512's cascade, single lookups and
-//! prefetching; AVX2's gathers and their timing).
+//! masks, grouping by length, batches. Each kernel's file (AVX-512's, a
+//! directory of them) holds its lanes and what only it does (AVX-512's
+//! cascade, single lookups and prefetching; AVX2's gathers and their
+//! timing).
 //!
 //! Why Intel's cores take AVX2 even with AVX-512: see [`Kernel::detect`]
 //! (512-bit vectors slow the engine code around them there). Why NEON is
@@ -49,11 +50,12 @@
 //! implements [`simd::Lanes`] for its vectors and [`Vector`] for its type
 //! (with the entry points that instantiate [`simd`]'s code), an arm in
 //! [`Kernel`] and in the `vector!` match, and its detection in
-//! `Kernel::decide` and `Kernel::all`. The tests in `tests.rs` run every
+//! `Kernel::asked_for` and `Kernel::all`. The tests in `tests/` run every
 //! kernel the CPU has against the portable one and LevelDB's formula.
 
 #[cfg(target_arch = "aarch64")]
 mod aarch64;
+mod lengths;
 pub(crate) mod portable;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod simd;
@@ -75,6 +77,7 @@ pub(crate) use aarch64::prefetch;
 #[inline(always)]
 pub(crate) fn prefetch<T>(_slice: &[T], _index: usize) {}
 
+pub(crate) use lengths::{groups_by_length, looks_one_length};
 pub(crate) use portable::Modulus;
 
 use crate::hash::SEED;
@@ -138,14 +141,11 @@ pub(crate) const MAX_SINGLE_LANES_BYTES: usize = 256 << 10;
 #[cfg(target_arch = "x86_64")]
 const _: () = assert!(MAX_SINGLE_LANES_BYTES <= MAX_VECTOR_BYTES);
 
-/// Keys whose lengths [`looks_one_length`] compares.
-const SAMPLED: usize = 64;
-
 /// What this CPU runs, decided once per process.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kernel {
     /// Plain Rust ([`portable`]).
-    Scalar,
+    Portable,
     /// AVX2 (x86-64).
     #[cfg(target_arch = "x86_64")]
     Avx2(x86_64::Avx2),
@@ -158,12 +158,12 @@ pub(crate) enum Kernel {
 }
 
 /// `$vector` with `$cpu` bound to the kernel's [`Vector`] for a vector
-/// kernel, `$scalar` for the portable one: the one match of the vector
+/// kernel, `$portable` for the portable one: the one match of the vector
 /// kernels that the operations below share.
 macro_rules! vector {
-    ($kernel:expr, $cpu:ident => $vector:expr, scalar => $scalar:expr) => {
+    ($kernel:expr, $cpu:ident => $vector:expr, portable => $portable:expr) => {
         match $kernel {
-            Kernel::Scalar => $scalar,
+            Kernel::Portable => $portable,
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2($cpu) => $vector,
             #[cfg(target_arch = "x86_64")]
@@ -229,9 +229,10 @@ static KERNEL: OnceLock<Kernel> = OnceLock::new();
 
 impl Kernel {
     /// The kernel for this CPU, unless the environment variable
-    /// `LEVELDB_FILTER_KERNEL` asks for `scalar`, `avx2`, `avx512` or
+    /// `LEVELDB_FILTER_KERNEL` asks for `portable`, `avx2`, `avx512` or
     /// `neon` (to measure or rule out the vector code; a kernel is taken
-    /// only where the CPU has it). Decided once per process.
+    /// only where the CPU has it). Decided once per process. (`scalar`,
+    /// the portable kernel's old name, still asks for it.)
     ///
     /// AVX-512 is the default on AMD's cores and others, AVX2 on Intel's,
     /// AVX-512 or not: there 512-bit vectors slow the code around them.
@@ -253,34 +254,39 @@ impl Kernel {
     /// What `detect` returns.
     #[cold]
     fn decide() -> Kernel {
-        let asked = std::env::var("LEVELDB_FILTER_KERNEL").unwrap_or_default();
+        Kernel::asked_for(&std::env::var("LEVELDB_FILTER_KERNEL").unwrap_or_default())
+    }
+
+    /// The kernel for this CPU where `LEVELDB_FILTER_KERNEL` is `name`.
+    fn asked_for(name: &str) -> Kernel {
         #[cfg(target_arch = "x86_64")]
         {
             // Detected only when they may be chosen: AVX2's detection
             // times the CPU's gathers (`Avx2::detect`).
             let avx512 = || x86_64::Avx512::detect().map(Kernel::Avx512);
             let avx2 = || x86_64::Avx2::detect().map(Kernel::Avx2);
-            let chosen = match asked.as_str() {
-                "scalar" => None,
+            let chosen = match name {
+                // (`scalar`: the portable kernel's old name.)
+                "portable" | "scalar" => None,
                 "avx2" => avx2(),
                 "avx512" => avx512(),
                 _ if x86_64::intel() => avx2().or_else(avx512),
                 _ => avx512().or_else(avx2),
             };
-            chosen.unwrap_or(Kernel::Scalar)
+            chosen.unwrap_or(Kernel::Portable)
         }
         #[cfg(target_arch = "aarch64")]
         {
-            let chosen = match asked.as_str() {
+            let chosen = match name {
                 "neon" => aarch64::Neon::detect().map(Kernel::Neon),
                 _ => None,
             };
-            chosen.unwrap_or(Kernel::Scalar)
+            chosen.unwrap_or(Kernel::Portable)
         }
         #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
         {
-            let _ = asked;
-            Kernel::Scalar
+            let _ = name;
+            Kernel::Portable
         }
     }
 
@@ -288,7 +294,7 @@ impl Kernel {
     #[cfg(test)]
     pub(crate) fn all() -> Vec<Kernel> {
         #[allow(unused_mut)]
-        let mut kernels = vec![Kernel::Scalar];
+        let mut kernels = vec![Kernel::Portable];
         #[cfg(target_arch = "x86_64")]
         {
             // AVX2 reads a batch's probes by gathers or not, depending on
@@ -314,14 +320,14 @@ impl Kernel {
         fn name<V: Vector>(_: V) -> &'static str {
             V::NAME
         }
-        vector!(self, cpu => name(cpu), scalar => "scalar")
+        vector!(self, cpu => name(cpu), portable => "portable")
     }
 
     /// Sets in `array` the `k` probe bits of every key, as LevelDB's
     /// `CreateFilter` does.
     pub(crate) fn insert(self, keys: &[&[u8]], variant: HashVariant, k: usize, array: &mut [u8]) {
         let done = keys.len() >= FEW_TO_CREATE
-            && vector!(self, cpu => cpu.insert(keys, variant, k, array), scalar => false);
+            && vector!(self, cpu => cpu.insert(keys, variant, k, array), portable => false);
         if !done {
             portable::insert(keys, variant, k, array);
         }
@@ -333,7 +339,7 @@ impl Kernel {
     /// notes.)
     pub(crate) fn insert_hashes(self, hashes: &[u32], k: usize, array: &mut [u8]) {
         let done = hashes.len() >= FEW_TO_CREATE
-            && vector!(self, cpu => cpu.insert_hashes(hashes, k, array), scalar => false);
+            && vector!(self, cpu => cpu.insert_hashes(hashes, k, array), portable => false);
         if !done {
             portable::insert_hashes(hashes, k, array);
         }
@@ -349,7 +355,7 @@ impl Kernel {
     /// [`contains`](Kernel::contains) for a key hashed to `h`.
     #[inline]
     pub(crate) fn contains_hash(self, h: u32, k: usize, array: &[u8]) -> bool {
-        match vector!(self, cpu => cpu.contains(h, k, array), scalar => None) {
+        match vector!(self, cpu => cpu.contains(h, k, array), portable => None) {
             Some(answer) => answer,
             None => portable::contains_hash(h, k, array),
         }
@@ -360,7 +366,7 @@ impl Kernel {
     /// times (else the portable probes).
     #[inline]
     pub(crate) fn takes_single(self, bytes: usize, k: usize) -> bool {
-        vector!(self, cpu => cpu.takes_single(bytes, k), scalar => false)
+        vector!(self, cpu => cpu.takes_single(bytes, k), portable => false)
     }
 
     /// [`contains`](Kernel::contains) for each of `keys`, into `out` (as
@@ -381,7 +387,7 @@ impl Kernel {
             return;
         }
         let done = vector!(
-            self, cpu => cpu.contains_batch(keys, variant, k, array, out), scalar => false
+            self, cpu => cpu.contains_batch(keys, variant, k, array, out), portable => false
         );
         if !done {
             portable::contains_batch(keys, variant, k, array, out);
@@ -394,7 +400,7 @@ impl Kernel {
     pub(crate) fn hashes(self, keys: &[&[u8]], variant: HashVariant) -> Vec<u32> {
         vector!(
             self, cpu => cpu.hashes(keys, variant),
-            scalar => keys.iter().map(|key| crate::hash(key, SEED, variant)).collect()
+            portable => keys.iter().map(|key| crate::hash(key, SEED, variant)).collect()
         )
     }
 
@@ -404,7 +410,7 @@ impl Kernel {
     pub(crate) fn positions(self, hashes: &[u32], bits: u64) -> Vec<[u32; 30]> {
         vector!(
             self, cpu => cpu.positions(hashes, bits),
-            scalar => {
+            portable => {
                 let modulus = portable::Modulus::new((bits / 8) as usize);
                 let probes = |h: u32| {
                     let delta = h.rotate_right(17);
@@ -437,62 +443,4 @@ fn grouped(keys: &[&[u8]], bytes: usize, k: usize) -> Option<bool> {
     }
     let by_length = !looks_one_length(keys);
     (!by_length || keys.len() >= FEW_TO_GROUP).then_some(by_length)
-}
-
-/// Whether `keys` (at least one) look like keys of one length, from a sample
-/// of [`SAMPLED`] spread over them: the AVX2 kernel's work. A key of another
-/// length the sample misses is still hashed right, one key at a time.
-pub(crate) fn looks_one_length(keys: &[&[u8]]) -> bool {
-    let Some(first) = keys.first() else {
-        return false;
-    };
-    keys.iter()
-        .step_by(keys.len().div_ceil(SAMPLED))
-        .all(|key| key.len() == first.len())
-}
-
-/// Length classes of keys of mixed lengths: 0 to 63 bytes, and longer
-/// ([`groups_by_length`]).
-pub(crate) const CLASSES: usize = 65;
-
-/// Keys of mixed lengths in groups of `N` of one length class (0 to 63
-/// bytes, and longer keys together): each key waits with others of its
-/// class until they are `N`; at the end, each class's keys left, padded
-/// with copies of their first. `emit(group, at, n, class)` takes each group
-/// as it comes: its first `n` keys are those at indexes `at` of `keys`,
-/// the others copies of its first; below the last class, every key is
-/// `class` bytes long. (One pass, each key's slice copied once: ordering
-/// the keys by length first, then reading them in that order, cost more.)
-#[inline(always)]
-pub(crate) fn groups_by_length<'k, const N: usize>(
-    keys: &[&'k [u8]],
-    mut emit: impl FnMut(&[&'k [u8]; N], &[usize; N], usize, usize),
-) {
-    let Some(&first) = keys.first() else { return };
-    // `waiting[c]` holds keys of class `c` only: its first `count[c]`
-    // entries are this round's, the others an earlier round's (or `first`
-    // before any, never read: a group is emitted when it has `N` keys, or
-    // at the end padded with its own first key).
-    let mut waiting = [[first; N]; CLASSES];
-    let mut at = [[0usize; N]; CLASSES];
-    let mut count = [0usize; CLASSES];
-    for (i, &key) in keys.iter().enumerate() {
-        let c = key.len().min(CLASSES - 1);
-        let n = count[c];
-        waiting[c][n] = key;
-        at[c][n] = i;
-        if n + 1 == N {
-            emit(&waiting[c], &at[c], N, c);
-            count[c] = 0;
-        } else {
-            count[c] = n + 1;
-        }
-    }
-    for (c, ((waiting, at), &n)) in waiting.iter_mut().zip(&at).zip(&count).enumerate() {
-        if n > 0 {
-            let first = waiting[0];
-            waiting[n..].fill(first);
-            emit(waiting, at, n, c);
-        }
-    }
 }

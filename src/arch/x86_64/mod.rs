@@ -1,6 +1,6 @@
 //! The x86-64 kernels: [`Lanes`](crate::arch::simd::Lanes) for AVX2's and
 //! AVX-512's vectors, and what only each of them does. These files and
-//! `simd.rs` hold the crate's only `unsafe` code.
+//! `simd/` hold the crate's only `unsafe` code.
 #![allow(unsafe_code)]
 
 mod avx2;
