@@ -200,15 +200,14 @@ impl Output {
     }
 }
 
+/// What a command says of each database before its tables, if anything.
+pub(crate) type Header = fn(&Database, bool) -> Result<Vec<u8>, Failure>;
+
 /// Runs `each` over the tables on every core (`--jobs`), writing each
 /// report in the tables' order as soon as those before it are written, a
 /// progress bar on a terminal, and a summary after a directory or many
 /// tables. The problems found before any table is read are said in their
-/// place among the tables. A
-/// closed stdout stops the run quietly.
-/// What a command says of each database before its tables, if anything.
-pub(crate) type Header = fn(&Database, bool) -> Result<Vec<u8>, Failure>;
-
+/// place among the tables. A closed stdout stops the run quietly.
 pub(crate) fn run_tables(
     command: &'static str,
     inputs: &Inputs,
