@@ -7,7 +7,7 @@ use std::path::Path;
 
 use leveldb_filter::format::TableFile;
 use leveldb_filter::leveldb::{self, KeyFormat, VerifyOptions};
-use leveldb_filter::{rocksdb, Error};
+use leveldb_filter::{rocksdb, AnyTable, Error};
 
 use crate::crafted;
 use crate::peak::peak_during;
@@ -150,4 +150,56 @@ fn a_file_that_shrinks_after_opening_is_a_read_error() {
         assert!(offset + len > bytes.len() as u64 / 2);
         assert!(what.contains("shorter"), "{what}");
     }
+}
+
+/// Both engines' tables, any table and a table file can be shared by
+/// threads: an engine opens a table once and reads it from every thread.
+#[test]
+fn tables_are_send_and_sync() {
+    fn shared<T: Send + Sync>() {}
+    shared::<leveldb::Table<'static>>();
+    shared::<rocksdb::Table<'static>>();
+    shared::<AnyTable<'static>>();
+    shared::<TableFile>();
+}
+
+/// A RocksDB table opened once and read from several threads at once
+/// answers every lookup as it does read from one thread: its index
+/// partitions, read and cached as the lookups need them, are shared.
+#[test]
+fn a_rocksdb_table_read_from_threads_answers_as_from_one() {
+    let mut partitioned = 0;
+    for dir in ["rocksdb", "rocksdb9", "rocksdb11"] {
+        let dir = testdata().join(dir);
+        for (name, _, answers) in rocksdb_tables_in(&dir) {
+            let keys: Vec<Vec<u8>> = answers.into_iter().map(|(key, ..)| key).collect();
+            let file = TableFile::open(dir.join(format!("{name}.sst"))).unwrap();
+            let alone = rocksdb::Table::open(&file).unwrap();
+            let expected: Vec<_> = keys.iter().map(|key| alone.lookup(key)).collect();
+            let table = rocksdb::Table::open(&file).unwrap();
+            std::thread::scope(|scope| {
+                let threads: Vec<_> = (0..4)
+                    .map(|t| {
+                        let (table, keys) = (&table, &keys);
+                        // Each thread starts at another key, so that they
+                        // fill the index cache in different orders.
+                        scope.spawn(move || {
+                            let n = keys.len();
+                            (0..n)
+                                .map(|i| (i + t * n / 4) % n)
+                                .map(|i| (i, table.lookup(&keys[i])))
+                                .collect::<Vec<_>>()
+                        })
+                    })
+                    .collect();
+                for thread in threads {
+                    for (i, lookup) in thread.join().unwrap() {
+                        assert_eq!(lookup, expected[i], "{name}: key {i}");
+                    }
+                }
+            });
+            partitioned += usize::from(table.cached_bytes() > 0);
+        }
+    }
+    assert!(partitioned > 0, "some golden tables have a two-level index");
 }
