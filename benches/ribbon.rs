@@ -11,11 +11,8 @@
 //! is the best of several rounds.
 
 mod common;
-// The key sets of `ribbon.vec`, as the tests make them; the rest of it is
-// the tests'.
-#[allow(dead_code)]
-#[path = "../tests/it/vectors/mod.rs"]
-mod vectors;
+// The key sets of `ribbon.vec`, as the tests make them.
+use leveldb_filter_testkit::vectors;
 
 use std::hint::black_box;
 use std::time::Instant;

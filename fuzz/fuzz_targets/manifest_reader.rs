@@ -8,8 +8,7 @@
 use leveldb_filter::db::{current_manifest, Manifest};
 use libfuzzer_sys::fuzz_target;
 
-#[path = "../../tests/it/peak/mod.rs"]
-mod peak;
+use leveldb_filter_testkit::peak;
 
 #[global_allocator]
 static GLOBAL: peak::Peak = peak::Peak;

@@ -19,8 +19,7 @@ use leveldb_filter::BloomFilterPolicy;
 use leveldb_filter::leveldb::{probe, verify_filter, KeyFormat, VerifyOptions};
 use libfuzzer_sys::fuzz_target;
 
-#[path = "../../tests/it/peak/mod.rs"]
-mod peak;
+use leveldb_filter_testkit::peak;
 
 #[global_allocator]
 static GLOBAL: peak::Peak = peak::Peak;

@@ -1,5 +1,5 @@
 // RocksDB 7.8's own answers for tables it did not write as they are: for
-// each NAME.sst in DIR with NAME.keys (examples/craft-rocksdb.rs), the file
+// each NAME.sst in DIR with NAME.keys (testkit/src/bin/craft-rocksdb.rs), the file
 // is ingested into a DB and each key read with Get; the BLOOM_FILTER_USEFUL
 // ticker says whether the filter ruled the key out.
 //

@@ -65,7 +65,7 @@ pub enum EditProblem {
         /// The field's tag.
         tag: u32,
     },
-    /// A level past the engine's: LevelDB's 7, or [`MAX_LEVELS`].
+    /// A level past the engine's: LevelDB's 7, or [`MAX_LEVELS`](super::MAX_LEVELS).
     LevelOutOfRange {
         /// The level.
         level: u32,

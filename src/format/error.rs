@@ -223,6 +223,31 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+impl Error {
+    /// The block the error is in and the block's offset in the file, where
+    /// it is one block's.
+    pub fn block(&self) -> Option<(BlockKind, u64)> {
+        match *self {
+            Error::HandlePastEnd { block, handle, .. } => Some((block, handle.offset)),
+            Error::ChecksumMismatch { block, offset, .. }
+            | Error::UnknownCompression { block, offset, .. }
+            | Error::UnsupportedCompression { block, offset, .. }
+            | Error::LimitExceeded { block, offset, .. }
+            | Error::CustomCompression { block, offset, .. }
+            | Error::CorruptBlock { block, offset, .. } => Some((block, offset)),
+            _ => None,
+        }
+    }
+
+    /// What is wrong inside a block ([`Error::CorruptBlock`]).
+    pub fn corruption(&self) -> Option<Corruption> {
+        match *self {
+            Error::CorruptBlock { what, .. } => Some(what),
+            _ => None,
+        }
+    }
+}
+
 /// The engine whose tables end with `magic`.
 fn magic_name(magic: u64) -> &'static str {
     match magic {

@@ -1,13 +1,9 @@
 //! The integration tests, in one binary: the helpers are compiled once and
 //! one global allocator counts what every test allocates, per thread.
 
-mod arbitrary;
-mod crafted;
-#[path = "crafted/rocksdb.rs"]
-mod crafted_rocksdb;
-mod peak;
-mod reference;
-mod vectors;
+// The helpers, shared with the command line's tests (`testkit/`).
+use leveldb_filter_testkit::crafted::rocksdb as crafted_rocksdb;
+use leveldb_filter_testkit::{arbitrary, crafted, peak, reference, vectors};
 
 mod allocations;
 mod bounds;

@@ -3,13 +3,10 @@
 //! (`.ci/run` installs libleveldb-dev; without it this crate fails to build,
 //! loudly) and stays out of a plain `cargo test` at the workspace root.
 
-#[path = "../../../tests/it/arbitrary/mod.rs"]
-mod arbitrary;
-
-use arbitrary::{check, damaged, keys, Call, Key, Layout};
 use leveldb_filter::{BloomFilterPolicy, FilterBlockBuilder, FilterBlockReader, FilterPolicy};
 use leveldb_filter_oracle::rng::Rng;
 use leveldb_filter_oracle::Bloom;
+use leveldb_filter_testkit::arbitrary::{check, damaged, keys, Call, Key, Layout};
 
 const TESTS: u64 = 3000;
 

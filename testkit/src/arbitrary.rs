@@ -1,19 +1,14 @@
 //! quickcheck generators shared by the property tests and the differential
 //! tests against LevelDB (`oracle/leveldb-1.23/tests/`): keys of every length 0..=64 with
 //! bytes >= 0x80 in their tails, both hash variants, table-like block layouts.
-// Each test file that includes this module uses its own part of it.
-#![allow(dead_code)]
 
 use leveldb_filter::{BloomFilterPolicy, FilterBlockBuilder, FilterPolicy, HashVariant};
 use quickcheck::{Arbitrary, Gen, Testable};
 
-#[path = "../../../src/arch/seed.rs"]
-mod seed;
-
 /// Runs a property on `tests` inputs drawn from a fixed seed
 /// (`QUICKCHECK_SEED` names another).
 pub fn check<A: Testable>(tests: u64, prop: A) {
-    seed::check(tests, prop);
+    crate::seed::check(tests, prop);
 }
 
 /// A key of length 0..=64 whose bytes are >= 0x80 half of the time.

@@ -5,9 +5,6 @@
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-use leveldb_filter::rusty::RustyPolicy;
-use leveldb_filter::BloomFilterPolicy;
-
 fn key(i: u32) -> Vec<u8> {
     // Keys of varying lengths, tails with bytes >= 0x80 among them.
     let mut key = format!("user{:08}", i.wrapping_mul(2_654_435_761) % 1_000_000).into_bytes();
@@ -18,14 +15,15 @@ fn key(i: u32) -> Vec<u8> {
     key
 }
 
-/// Writes the database in `dir`, reads every key back, and returns its
-/// table files.
-pub fn write(dir: &Path) -> Vec<PathBuf> {
+/// Writes the database in `dir` with the filter `policy` (this crate's
+/// `RustyPolicy`, which the caller builds: the library's feature
+/// `rusty-leveldb`), reads every key back, and returns its table files.
+pub fn write(dir: &Path, policy: impl rusty_leveldb::FilterPolicy + 'static) -> Vec<PathBuf> {
     let path = dir.join("db");
     let keys: Vec<Vec<u8>> = (0..40_000).map(key).collect();
     {
         let options = rusty_leveldb::Options {
-            filter_policy: Rc::new(Box::new(RustyPolicy::new(BloomFilterPolicy::new(10)))),
+            filter_policy: Rc::new(Box::new(policy)),
             write_buffer_size: 256 << 10,
             ..Default::default()
         };

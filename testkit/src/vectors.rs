@@ -133,7 +133,6 @@ impl Case {
     }
     /// A section as the text a command reads or prints: its lines, each
     /// ended by a newline. (For the command line's tests.)
-    #[allow(dead_code)]
     pub fn text(&self, name: &str) -> String {
         self.section(name)
             .unwrap()

@@ -4,7 +4,7 @@
 // A literal transcription of the C++, clamps and rotations spelt out as there.
 #![allow(clippy::manual_clamp, clippy::manual_div_ceil, clippy::manual_rotate)]
 
-use super::arbitrary::Call;
+use crate::arbitrary::Call;
 
 /// util/hash.cc `Hash`, with `signed` choosing `char` (x86) over `uint8_t` tails.
 pub fn hash(data: &[u8], seed: u32, signed: bool) -> u32 {

@@ -1,7 +1,7 @@
-//! Writes the crafted RocksDB tables (`tests/it/crafted/rocksdb.rs`) made from
-//! the golden tables, each with the keys to ask RocksDB about:
+//! Writes the crafted RocksDB tables (`testkit/src/crafted/rocksdb.rs`) made
+//! from the golden tables, each with the keys to ask RocksDB about:
 //!
-//!     cargo run --example craft-rocksdb -- OUT_DIR [GOLDEN_DIR]
+//!     cargo run -p leveldb-filter-testkit --bin craft-rocksdb -- OUT_DIR [GOLDEN_DIR]
 //!
 //! (GOLDEN_DIR: testdata/rocksdb, or a set gen-rocksdb made from another seed.)
 //! `craft-rocksdb --bombs OUT_DIR` writes instead the tables whose index
@@ -14,12 +14,7 @@
 //! table it is made from. `oracle/rocksdb-7.8/answer-rocksdb.cc` adds RocksDB's
 //! answers.
 
-#[path = "../tests/it/crafted/rocksdb.rs"]
-mod crafted;
-// Where the golden tables are; the rest of it is the tests'.
-#[allow(dead_code)]
-#[path = "../tests/it/vectors/mod.rs"]
-mod vectors;
+use leveldb_filter_testkit::crafted::rocksdb as crafted;
 
 use std::path::PathBuf;
 

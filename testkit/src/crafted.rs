@@ -4,6 +4,8 @@
 //! expand through shared prefixes, policy names. Each one is a table LevelDB
 //! would open; what it says is what a reader must not trust.
 
+pub mod rocksdb;
+
 use crate::reference::filter_block;
 
 /// The stated bound on what a table makes a reader allocate: 16 times the

@@ -3,7 +3,6 @@
 //! footer, and a new metaindex and footer end the file. Each is a table
 //! RocksDB opens; what RocksDB answers for it is the oracle's to say
 //! (oracle/rocksdb-7.8/answer-rocksdb.cc), not this crate's.
-#![allow(dead_code)] // the tests and examples/craft-rocksdb.rs use their own shares
 
 use leveldb_filter::format::BlockHandle;
 use leveldb_filter::rocksdb::{ChecksumType, Footer};

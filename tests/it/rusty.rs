@@ -6,15 +6,18 @@
 //! 1.23 itself.)
 #![cfg(feature = "rusty-leveldb")]
 
-pub mod database;
+use leveldb_filter_testkit::rusty_database as database;
 
 use leveldb_filter::leveldb::Table;
 use leveldb_filter::leveldb::{verify_filter, KeyFormat, Verdict, VerifyOptions};
+use leveldb_filter::rusty::RustyPolicy;
+use leveldb_filter::BloomFilterPolicy;
 
 #[test]
 fn a_rusty_database_on_this_crate_verifies_and_reads_back() {
     let dir = tempfile::tempdir().unwrap();
-    let tables = database::write(dir.path());
+    let policy = RustyPolicy::new(BloomFilterPolicy::new(10));
+    let tables = database::write(dir.path(), policy);
     for table in &tables {
         let bytes = std::fs::read(table).unwrap();
         let table_ = Table::open(&bytes).unwrap();

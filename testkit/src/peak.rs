@@ -61,7 +61,6 @@ unsafe impl GlobalAlloc for Peak {
 }
 
 /// How many allocations and reallocations `f` made.
-#[allow(dead_code)] // the table fuzz target includes this file and counts none
 pub fn allocations_during(f: impl FnOnce()) -> usize {
     let before = ALLOCATIONS.with(Cell::get);
     f();
