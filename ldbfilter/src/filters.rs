@@ -1,5 +1,5 @@
 //! `bloom` and `block`: LevelDB's Bloom filters and filter blocks built and
-//! probed from hex text on stdin, byte for byte as LevelDB 1.23.
+//! probed from hex text on stdin, byte for byte as LevelDB.
 
 use std::path::PathBuf;
 
