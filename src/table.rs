@@ -9,11 +9,12 @@
 //!     AnyTable::LevelDb(table) => println!("LevelDB, filter {:?}", table.filter_block().map(|f| &f.name)),
 //!     AnyTable::RocksDb(table) => println!("RocksDB, format_version {}", table.footer().format_version),
 //! }
-//! assert_eq!(TableFormat::of(&file)?.engine(), "rocksdb");
+//! assert_eq!(TableFormat::of(&file)?.engine().name(), "rocksdb");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use crate::format::{Footer, Source, ROCKSDB_MAGIC, TABLE_MAGIC};
+use crate::db::Engine;
+use crate::format::{Footer, Source, MAGICS, ROCKSDB_MAGIC, TABLE_MAGIC};
 use crate::{leveldb, rocksdb, Error};
 
 /// Which engine's table a file is, decided from its footer.
@@ -22,8 +23,9 @@ use crate::{leveldb, rocksdb, Error};
 /// that dispatches on the format, until each handles it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TableFormat {
-    /// LevelDB's table: LevelDB's magic, and no RocksDB filter in its
-    /// metaindex.
+    /// LevelDB's table: LevelDB's magic, where RocksDB's reader does not
+    /// find a full or partitioned filter (a LevelDB filter, none, or a
+    /// file it does not open: such a file is then judged as LevelDB's).
     LevelDb,
     /// A RocksDB block-based table, with its footer's format_version: 0
     /// for LevelDB's magic over a metaindex that names a RocksDB full or
@@ -40,27 +42,43 @@ impl TableFormat {
     /// read is an error: too short, an unknown magic, a format_version or
     /// checksum type not read here, blocks named past the file's end.
     pub fn of<'a>(file: impl Into<Source<'a>>) -> Result<TableFormat, Error> {
-        let file = file.into();
-        let footer = Footer::read_last(file)?;
-        Ok(match footer.magic {
-            ROCKSDB_MAGIC => TableFormat::RocksDb {
-                format_version: footer.format_version,
-            },
-            TABLE_MAGIC if rocksdb::names_rocksdb_filter(file) => {
-                TableFormat::RocksDb { format_version: 0 }
-            }
-            _ => TableFormat::LevelDb,
-        })
+        Ok(sniff(file.into())?.0)
     }
 
-    /// The engine's name, as the command line writes it: `leveldb` or
-    /// `rocksdb`.
-    pub fn engine(self) -> &'static str {
+    /// The engine whose table it is.
+    pub fn engine(self) -> Engine {
         match self {
-            TableFormat::LevelDb => "leveldb",
-            TableFormat::RocksDb { .. } => "rocksdb",
+            TableFormat::LevelDb => Engine::LevelDb,
+            TableFormat::RocksDb { .. } => Engine::RocksDb,
         }
     }
+}
+
+/// The format of `file`, and behind LevelDB's magic the RocksDB table
+/// opened to tell (so that it is not opened twice). LevelDB's magic is
+/// RocksDB's where RocksDB's reader opens the file and finds a full or
+/// partitioned filter named in its metaindex; else (a LevelDB filter, none,
+/// or a file RocksDB's reader does not open) LevelDB's.
+fn sniff(file: Source<'_>) -> Result<(TableFormat, Option<rocksdb::Table<'_>>), Error> {
+    let footer = Footer::read_last(file)?;
+    Ok(match footer.magic {
+        ROCKSDB_MAGIC => {
+            let format_version = footer.format_version;
+            (TableFormat::RocksDb { format_version }, None)
+        }
+        TABLE_MAGIC => match rocksdb::Table::open(file) {
+            Ok(table) if table.names_full_filter() => {
+                (TableFormat::RocksDb { format_version: 0 }, Some(table))
+            }
+            _ => (TableFormat::LevelDb, None),
+        },
+        found => {
+            return Err(Error::BadMagic {
+                found,
+                expected: MAGICS,
+            })
+        }
+    })
 }
 
 /// A table file of any format, opened by its format's reader.
@@ -76,24 +94,38 @@ pub enum AnyTable<'a> {
 }
 
 impl<'a> AnyTable<'a> {
-    /// Opens `file` with the reader of its [`TableFormat`].
+    /// Opens `file` with the reader of its [`TableFormat`], which checks
+    /// what it reads ([`leveldb::Table::open`], [`rocksdb::Table::open`]).
     pub fn open(file: impl Into<Source<'a>>) -> Result<AnyTable<'a>, Error> {
-        let file = file.into();
-        Ok(match TableFormat::of(file)? {
-            TableFormat::LevelDb => AnyTable::LevelDb(leveldb::Table::open(file)?),
-            TableFormat::RocksDb { .. } => AnyTable::RocksDb(rocksdb::Table::open(file)?),
-        })
+        AnyTable::open_with(file.into(), leveldb::Table::open)
     }
 
     /// Opens `file` as its engine opens a table for reads: LevelDB's reader
     /// leniently ([`leveldb::Table::open_for_lookups`]: a filter that does
     /// not read is no filter), RocksDB's as [`AnyTable::open`].
     pub fn open_for_lookups(file: impl Into<Source<'a>>) -> Result<AnyTable<'a>, Error> {
-        let file = file.into();
-        Ok(match TableFormat::of(file)? {
-            TableFormat::LevelDb => AnyTable::LevelDb(leveldb::Table::open_for_lookups(file)?),
-            TableFormat::RocksDb { .. } => AnyTable::RocksDb(rocksdb::Table::open(file)?),
+        AnyTable::open_with(file.into(), leveldb::Table::open_for_lookups)
+    }
+
+    fn open_with(
+        file: Source<'a>,
+        leveldb: fn(Source<'a>) -> Result<leveldb::Table<'a>, Error>,
+    ) -> Result<AnyTable<'a>, Error> {
+        Ok(match sniff(file)? {
+            (_, Some(table)) => AnyTable::RocksDb(table),
+            (TableFormat::LevelDb, None) => AnyTable::LevelDb(leveldb(file)?),
+            (TableFormat::RocksDb { .. }, None) => AnyTable::RocksDb(rocksdb::Table::open(file)?),
         })
+    }
+
+    /// The bytes the open table holds beyond its file's kept blocks
+    /// ([`TableFile::kept_bytes`](crate::format::TableFile::kept_bytes)):
+    /// blocks read and kept uncompressed, index partitions.
+    pub fn held_bytes(&self) -> u64 {
+        match self {
+            AnyTable::LevelDb(table) => table.held_bytes(),
+            AnyTable::RocksDb(table) => table.held_bytes(),
+        }
     }
 
     /// The table's format.

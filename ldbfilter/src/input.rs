@@ -255,11 +255,24 @@ pub fn read_hex_file(path: &Path) -> Result<Vec<u8>, Failure> {
 /// file that is not a table is refused from its last bytes, without
 /// reading the rest.
 pub fn open_table_file(path: &Path) -> Result<(TableFile, TableFormat), Failure> {
-    let file_error = |what: String| Failure::File {
-        path: path.to_owned(),
-        what,
-        hint: None,
-    };
+    let file = open_regular_file(path)?;
+    let format = TableFormat::of(&file).map_err(|e| match e {
+        Error::Read { what, .. } => Failure::Unreadable {
+            path: path.to_owned(),
+            what,
+        },
+        e => Failure::File {
+            path: path.to_owned(),
+            what: e.to_string(),
+            hint: None,
+        },
+    })?;
+    Ok((file, format))
+}
+
+/// A regular file (not a directory, device or FIFO), opened to be read by
+/// block.
+pub fn open_regular_file(path: &Path) -> Result<TableFile, Failure> {
     let io_error = |e: io::Error| Failure::Unreadable {
         path: path.to_owned(),
         what: e.to_string(),
@@ -277,17 +290,7 @@ pub fn open_table_file(path: &Path) -> Result<(TableFile, TableFormat), Failure>
             what: format!("is {kind}, not a table file"),
         });
     }
-    let file = File::open(path)
-        .and_then(TableFile::new)
-        .map_err(io_error)?;
-    let format = TableFormat::of(&file).map_err(|e| match e {
-        Error::Read { what, .. } => Failure::Unreadable {
-            path: path.to_owned(),
-            what,
-        },
-        e => file_error(e.to_string()),
-    })?;
-    Ok((file, format))
+    File::open(path).and_then(TableFile::new).map_err(io_error)
 }
 
 #[cfg(unix)]

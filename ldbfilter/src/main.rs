@@ -28,7 +28,7 @@ use report::shown;
 
 /// LevelDB's and RocksDB's SST filters: verify, inspect and probe tables and
 /// whole databases; build and probe Bloom filters and filter blocks byte for
-/// byte as LevelDB 1.23. Hex is lowercase on output; the empty key is an empty line.
+/// byte as LevelDB. Hex is lowercase on output; the empty key is an empty line.
 #[derive(Parser)]
 #[command(
     name = "ldbfilter",

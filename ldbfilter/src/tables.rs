@@ -34,6 +34,18 @@ pub struct Detect {
     hash: Option<Variant>,
 }
 
+#[cfg(test)]
+impl Detect {
+    /// Nothing taken as given: as the command line without `--keys` or
+    /// `--hash`.
+    pub(crate) fn auto() -> Detect {
+        Detect {
+            keys: KeysArg::Auto,
+            hash: None,
+        }
+    }
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 enum KeysArg {
     Auto,

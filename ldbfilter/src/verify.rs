@@ -51,7 +51,7 @@ pub fn run(args: &VerifyArgs) -> Status {
         let out = match args.json {
             true => {
                 let object = VerifyJson {
-                    table: TableJson::new(target, format),
+                    table: TableJson::new(target, format.name()),
                     status: line.status,
                     detail: &line.detail,
                     hint: line.hint,

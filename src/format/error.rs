@@ -468,7 +468,7 @@ pub enum Field {
 impl fmt::Display for Field {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            Field::ChecksumType => "checksum type (RocksDB 7.8 writes 0 to 4)",
+            Field::ChecksumType => "checksum type (RocksDB writes 0 to 4)",
             Field::FormatVersion => {
                 "format_version (read: 1 to 8 under RocksDB's magic number, what RocksDB writes up to 11.12, and LevelDB's footer)"
             }

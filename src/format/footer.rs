@@ -25,7 +25,7 @@ pub const LEVELDB_FOOTER_LEN: usize = 48;
 /// to judge any table from its end.
 pub const MAX_FOOTER_LEN: usize = 53;
 /// The magic numbers [`Footer::read_end`] reads.
-const MAGICS: &[u64] = &[TABLE_MAGIC, ROCKSDB_MAGIC];
+pub(crate) const MAGICS: &[u64] = &[TABLE_MAGIC, ROCKSDB_MAGIC];
 
 /// A table's footer: LevelDB's (read as RocksDB's legacy footer,
 /// format_version 0) or RocksDB's.
@@ -126,7 +126,10 @@ impl Footer {
                     footer_len: MAX_FOOTER_LEN as u64,
                 })
             }
-            ROCKSDB_MAGIC => Footer::read_rocksdb(&end[len - 53..], file_len - 53)?,
+            ROCKSDB_MAGIC => Footer::read_rocksdb(
+                &end[len - MAX_FOOTER_LEN..],
+                file_len - MAX_FOOTER_LEN as u64,
+            )?,
             found => {
                 return Err(Error::BadMagic {
                     found,
@@ -196,7 +199,7 @@ impl Footer {
         if base == 0 {
             return bad(FooterProblem::NoContextChecksum);
         }
-        let mut zeroed = [0u8; 53];
+        let mut zeroed = [0u8; MAX_FOOTER_LEN];
         zeroed.copy_from_slice(footer);
         zeroed[5..9].fill(0);
         let found = checksum
@@ -221,7 +224,7 @@ impl Footer {
                 .ok_or(Error::HandlePastEnd {
                     block: BlockKind::Metaindex,
                     handle: BlockHandle { offset: 0, size },
-                    file_len: offset + 53,
+                    file_len: offset + MAX_FOOTER_LEN as u64,
                 })?,
             size,
         };

@@ -1,9 +1,13 @@
-//! The block-based table format LevelDB and RocksDB share: block handles,
-//! the 5-byte block trailer, which block is which, how a block is stored,
-//! where a table's bytes come from (memory, or a file read by block),
-//! blocks read within stated bounds, the cursor over their entries, and
-//! what can be wrong with them. [`leveldb`](crate::leveldb) and
-//! [`rocksdb`](crate::rocksdb) build on it; it builds on nothing of theirs.
+//! The block-based table format the LevelDB family shares: the footer and
+//! the magic numbers that tell the engines apart, block handles, the 5-byte
+//! block trailer and its checksums, which block is which, how a block is
+//! stored and uncompressed, where a table's bytes come from (memory, or a
+//! file read by block), blocks read within stated bounds (LevelDB's block
+//! reader, and the cursor with RocksDB's seek, which later formats of the
+//! family keep), internal keys and key orders, what a `Get` meets at one
+//! table, the keys a false-positive rate is measured on, and what can be
+//! wrong. [`leveldb`](crate::leveldb) and [`rocksdb`](crate::rocksdb) build
+//! on it; it builds on nothing of theirs.
 
 use std::fmt;
 
@@ -30,7 +34,7 @@ pub(crate) use checksum::{checked_block, read_block};
 pub(crate) use codecs::uncompress;
 pub(crate) use cursor::{for_each_internal_key, for_each_user_key, Cursor, Layout};
 pub use entry::{EntryKind, KeyEntry, TableStep};
-pub(crate) use footer::find_meta;
+pub(crate) use footer::{find_meta, MAGICS};
 pub use footer::{Footer, LEVELDB_FOOTER_LEN, MAX_FOOTER_LEN, ROCKSDB_MAGIC, TABLE_MAGIC};
 pub(crate) use internal_key::{seek_tag, user_key_if};
 pub use internal_key::{user_key, MAX_SEQUENCE};

@@ -10,7 +10,8 @@ impl Table<'_> {
     /// table (internal keys), its filter read by `policy` (`None`: no
     /// filter this crate reads, so every key may match). LevelDB's `Get`
     /// stops at the key's first entry; a type past 1 is corruption to it
-    /// (`ParseInternalKey`), given as [`EntryKind::Other`].
+    /// (`ParseInternalKey`), given as [`EntryKind::Other`]. The entry's
+    /// sequence number is given as 0: LevelDB's lookup does not read it.
     pub fn get_step(
         &self,
         policy: Option<&BloomFilterPolicy>,

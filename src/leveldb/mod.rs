@@ -2,6 +2,27 @@
 //! checks what it reads, and what a table's own keys say about its filter
 //! block: verification against a rebuild, probes as LevelDB's lookup makes
 //! them, the false-positive rate measured, and per-filter statistics.
+//!
+//! ```no_run
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use leveldb_filter::leveldb::Table;
+//! use leveldb_filter::leveldb::{measure_fpr, probe, verify_filter, KeyFormat, Probe, Verdict, VerifyOptions};
+//! use leveldb_filter::BloomFilterPolicy;
+//!
+//! let bytes = std::fs::read("000005.ldb")?;
+//! let table = Table::open(&bytes)?;
+//! let stats = table.key_stats()?; // one pass over the keys
+//! if let Verdict::Match { key_format, .. } = verify_filter(&table, &stats, VerifyOptions::default())? {
+//!     let policy = BloomFilterPolicy::new(10);
+//!     // A user key, as an engine's Get asks for it.
+//!     if let Probe::Block { offset, may_match } = probe(&table, Some(&policy), key_format, b"key")? {
+//!         println!("block at {offset}: {}", if may_match { "read it" } else { "skip it" });
+//!     }
+//!     let measured = measure_fpr(&table, &policy, key_format)?;
+//!     println!("false positives on neighbouring keys: {:.3}%", 100.0 * measured.rate());
+//! }
+//! # Ok(()) }
+//! ```
 
 mod detect;
 mod get;

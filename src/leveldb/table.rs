@@ -51,14 +51,15 @@ pub struct BlockEntry {
     pub handle: BlockHandle,
 }
 
-/// A table file, read from a byte slice. Opening reads and checks the footer,
-/// the index block, the metaindex and the filter block it names, as LevelDB's
-/// `Table::Open` does; data blocks are read one at a time, on demand.
+/// A table file, read from a byte slice or a [`TableFile`](crate::format::TableFile).
+/// Opening reads and checks the footer, the index block, the metaindex and
+/// the filter block it names, as LevelDB's `Table::Open` does; data blocks
+/// are read one at a time, on demand.
 ///
-/// Nothing here panics, whatever the bytes, and no block is held expanded: the
-/// index stays as stored (uncompressed) and is searched as LevelDB searches it;
-/// [`data_blocks`](Self::data_blocks) yields one block at a time. Every problem
-/// is an [`Error`] saying where.
+/// Nothing here panics, whatever the bytes. The index is held uncompressed
+/// and searched as LevelDB searches it; [`data_blocks`](Self::data_blocks)
+/// yields one block at a time. Every problem is an [`Error`] saying where.
+/// A table is `Send + Sync`: it holds no cache, and any thread may read it.
 ///
 /// ```no_run
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -235,7 +236,18 @@ impl<'a> Table<'a> {
         self.index_handle
     }
 
-    /// The index block, as stored (uncompressed): one entry per data block, in
+    /// The bytes the table holds beyond its file's kept blocks: its index
+    /// and filter blocks where they are stored compressed (else they borrow
+    /// the file's bytes).
+    pub fn held_bytes(&self) -> u64 {
+        let owned = |block: &Block<'_>| match &block.contents {
+            Cow::Owned(contents) => contents.len() as u64,
+            Cow::Borrowed(_) => 0,
+        };
+        owned(&self.index) + self.filter.as_ref().map_or(0, |f| owned(&f.block))
+    }
+
+    /// The index block, uncompressed: one entry per data block, in
     /// key order. [`Block::entries`] seeks it as LevelDB does.
     pub fn index_block(&self) -> &Block<'a> {
         &self.index

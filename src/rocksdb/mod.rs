@@ -69,32 +69,16 @@ pub use crate::format::{ChecksumType, Footer, FooterProblem, ROCKSDB_MAGIC};
 /// The magic number of format_version 0, LevelDB's.
 pub const LEGACY_MAGIC: u64 = crate::format::TABLE_MAGIC;
 
-/// Whether `bytes` are a RocksDB table: its footer magic (format_version 1
-/// and later), or LevelDB's (format_version 0) with a RocksDB filter entry
-/// in the metaindex (`fullfilter.` or `partitionedfilter.`). Where the
-/// footer must also read, [`TableFormat::of`](crate::TableFormat::of)
-/// decides.
+/// Whether `file` is a RocksDB table: [`TableFormat::of`] says so (its
+/// footer reads, and is RocksDB's, or LevelDB's over a metaindex that names
+/// a RocksDB full or partitioned filter).
+///
+/// [`TableFormat::of`]: crate::TableFormat::of
 pub fn is_rocksdb_table<'a>(file: impl Into<Source<'a>>) -> bool {
-    let file = file.into();
-    let magic = file
-        .len()
-        .checked_sub(8)
-        .and_then(|at| file.read(at, 8).ok());
-    if magic.is_some_and(|magic| magic[..] == ROCKSDB_MAGIC.to_le_bytes()) {
-        return true;
-    }
-    names_rocksdb_filter(file)
-}
-
-/// Whether the file opens as a RocksDB table whose metaindex names a full
-/// or partitioned filter: behind LevelDB's magic, what tells RocksDB's
-/// legacy footer from LevelDB's table.
-pub(crate) fn names_rocksdb_filter(file: Source<'_>) -> bool {
-    Table::open(file).is_ok_and(|sst| {
-        sst.filter_name().is_some_and(|name| {
-            name.starts_with("fullfilter.") || name.starts_with("partitionedfilter.")
-        })
-    })
+    matches!(
+        crate::TableFormat::of(file),
+        Ok(crate::TableFormat::RocksDb { .. })
+    )
 }
 
 pub use keys::KeyStats;

@@ -279,6 +279,14 @@ impl<'a> Table<'a> {
         self.filter_name.as_deref()
     }
 
+    /// Whether the metaindex names a full or partitioned filter: behind
+    /// LevelDB's magic, what tells RocksDB's legacy footer from LevelDB's.
+    pub(crate) fn names_full_filter(&self) -> bool {
+        self.filter_name().is_some_and(|name| {
+            name.starts_with("fullfilter.") || name.starts_with("partitionedfilter.")
+        })
+    }
+
     /// The filter, `Ok(None)` for a table without one, or why it cannot be read.
     pub fn filter(&self) -> Result<Option<&SstFilter<'a>>, &Error> {
         self.filter.as_ref().map(Option::as_ref)
@@ -453,6 +461,10 @@ impl<'a> Table<'a> {
         // later insert wins; both hold the same bytes.
         let block = Arc::new(self.block(BlockKind::Index, handle)?);
         let mut cache = self.partition_cache();
+        if let Some(read) = cache.blocks.get(&handle) {
+            // Another thread read it meanwhile: one copy is kept.
+            return Ok(Arc::clone(read));
+        }
         let cost = block.0.len().max(64);
         if cache.bytes.saturating_add(cost) > uncompressed_limit(self.file.len()) {
             *cache = PartitionCache::default();
@@ -471,9 +483,15 @@ impl<'a> Table<'a> {
             .unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The bytes of index partitions this table holds for its lookups (at
-    /// most what one block may uncompress to, for the file's size).
-    pub fn cached_bytes(&self) -> u64 {
-        self.partition_cache().bytes as u64
+    /// The bytes the table holds beyond its file's kept blocks: its
+    /// index, once read, where it is stored compressed (else it borrows the
+    /// file's bytes), and the index partitions its lookups read (at most
+    /// what one block may uncompress to, for the file's size).
+    pub fn held_bytes(&self) -> u64 {
+        let index = match self.index.get() {
+            Some(Ok((Cow::Owned(index), _))) => index.len(),
+            _ => 0,
+        };
+        (index + self.partition_cache().bytes) as u64
     }
 }

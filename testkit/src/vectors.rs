@@ -6,8 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// The repository's `testdata/`: the library's tests run from the root,
-/// the command line's from `ldbfilter/`.
+/// The repository's `testdata/`, above this crate's folder.
 pub fn testdata() -> PathBuf {
     let package = Path::new(env!("CARGO_MANIFEST_DIR"));
     package

@@ -579,8 +579,9 @@ fn rocksdbs_corrupt_filter_expectations() {
 
 use crate::crafted_rocksdb as crafted;
 
-/// Golden tables changed block by block (tests/crafted/rocksdb.rs, written
-/// by `cargo run -p leveldb-filter-testkit --bin craft-rocksdb`), and beside each RocksDB 7.8's
+/// Golden tables changed block by block (testkit/src/crafted/rocksdb.rs,
+/// written by `cargo run -p leveldb-filter-testkit --bin craft-rocksdb`),
+/// and beside each RocksDB 7.8's
 /// own answer for every key (oracle/rocksdb-7.8/answer-rocksdb.cc): the crate
 /// answers each key as RocksDB does, false negatives of RocksDB's own
 /// included; a table RocksDB refuses, the crate refuses too.
@@ -606,7 +607,7 @@ fn crafted_tables_answer_as_rocksdb() {
         change(&mut sst);
         assert!(
             sst.finish() == bytes,
-            "{name}: not what tests/crafted/rocksdb.rs makes"
+            "{name}: not what testkit/src/crafted/rocksdb.rs makes"
         );
         let answers = std::fs::read_to_string(crafted_dir.join(format!("{name}.answers"))).unwrap();
         if let Some(why) = answers.strip_prefix("ingest-error ") {

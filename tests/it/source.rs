@@ -163,12 +163,11 @@ fn tables_are_send_and_sync() {
     shared::<TableFile>();
 }
 
-/// A RocksDB table opened once and read from several threads at once
-/// answers every lookup as it does read from one thread: its index
-/// partitions, read and cached as the lookups need them, are shared.
+/// A RocksDB table opened once and read from four threads at once answers
+/// every lookup as a table read from one thread does.
 #[test]
 fn a_rocksdb_table_read_from_threads_answers_as_from_one() {
-    let mut partitioned = 0;
+    let mut tables = 0;
     for dir in ["rocksdb", "rocksdb9", "rocksdb11"] {
         let dir = testdata().join(dir);
         for (name, _, answers) in rocksdb_tables_in(&dir) {
@@ -181,8 +180,7 @@ fn a_rocksdb_table_read_from_threads_answers_as_from_one() {
                 let threads: Vec<_> = (0..4)
                     .map(|t| {
                         let (table, keys) = (&table, &keys);
-                        // Each thread starts at another key, so that they
-                        // fill the index cache in different orders.
+                        // Each thread starts at another key.
                         scope.spawn(move || {
                             let n = keys.len();
                             (0..n)
@@ -198,8 +196,8 @@ fn a_rocksdb_table_read_from_threads_answers_as_from_one() {
                     }
                 }
             });
-            partitioned += usize::from(table.cached_bytes() > 0);
+            tables += 1;
         }
     }
-    assert!(partitioned > 0, "some golden tables have a two-level index");
+    assert!(tables >= 30, "the golden RocksDB tables are there");
 }

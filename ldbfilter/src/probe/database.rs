@@ -18,8 +18,7 @@ use super::{key_shown, ProbeArgs, CORRUPT};
 use crate::report::{
     hex, one_line_json, shown, write_error, PathJson, ABSENT, MAY_MATCH, PAST_LAST_KEY,
 };
-use crate::tables::Loaded;
-use crate::targets::{read_database, Database, Target};
+use crate::targets::{read_database, Database};
 use crate::Failure;
 
 /// A database: for each key, each live table whose key range holds it, in
@@ -78,6 +77,7 @@ pub(super) fn database(
             detect: &args.detect,
             files: &files,
             held: HashMap::new(),
+            bounds: (MAX_HELD, MAX_KEPT),
         };
         let more = keys.answer_while(stdout, |text, key| {
             let mut walk = Walk {
@@ -380,9 +380,10 @@ const MAY_NOT_FOUND: &str = MAY_MATCH;
 
 /// The database's tables, opened once as the keys first need them and held
 /// for the keys after, with how each LevelDB filter hashes. The files are
-/// kept in `files`, which outlives the tables read from them; [`full`]
-/// says when they reach [`MAX_HELD`] files or [`MAX_KEPT`] bytes, and the
-/// caller lets them all go.
+/// kept in `files`, which outlives the tables read from them. Once they
+/// reach [`MAX_HELD`] files or [`MAX_KEPT`] bytes ([`full`]), a table not
+/// held is opened for one key alone, and the caller lets them all go after
+/// that key.
 ///
 /// [`full`]: Tables::full
 struct Tables<'d, 'f> {
@@ -390,6 +391,8 @@ struct Tables<'d, 'f> {
     detect: &'d crate::tables::Detect,
     files: &'f FrozenMap<u64, Box<TableFile>>,
     held: HashMap<u64, Held<'f>>,
+    /// [`MAX_HELD`] and [`MAX_KEPT`].
+    bounds: (usize, u64),
 }
 
 /// A table open as its engine opens it for reads, its path, and for
@@ -401,10 +404,10 @@ struct Held<'f> {
     variant: Option<HashVariant>,
 }
 
-/// The most table files `probe` holds open between keys.
+/// The most table files `probe` holds open at once.
 const MAX_HELD: usize = 256;
-/// The most bytes of kept blocks (filters, metaindexes) and index
-/// partitions held between keys.
+/// The most bytes the tables held keep (filters, metaindexes, indexes and
+/// their partitions).
 const MAX_KEPT: u64 = 1 << 30;
 
 impl<'f> Tables<'_, 'f> {
@@ -421,78 +424,150 @@ impl<'f> Tables<'_, 'f> {
         known: bool,
         skip_filter: bool,
     ) -> (PathBuf, TableStep, u64) {
-        let held = match self.held(live) {
-            Ok(held) => held,
-            Err(path) => return (path, TableStep::Corrupt, 0),
+        if let Some(held) = self.held.get(&live.number) {
+            let (step, covering) = held.step(key, known, skip_filter);
+            return (held.path.clone(), step, covering);
+        }
+        let path = self
+            .database
+            .file_of(live)
+            .unwrap_or_else(|missing| missing);
+        let Some(file) = table_file(&path, live) else {
+            return (path, TableStep::Corrupt, 0);
         };
-        let answer = match &held.table {
+        if self.full() {
+            // Past the bounds within one key's walk (a level 0 of many
+            // files, or every table under a comparator this crate does not
+            // know): this table is opened for this key alone.
+            let (step, covering) = match self.open(path.clone(), &file) {
+                Some(held) => held.step(key, known, skip_filter),
+                None => (TableStep::Corrupt, 0),
+            };
+            return (path, step, covering);
+        }
+        let file = self.files.insert(live.number, Box::new(file));
+        match self.open(path.clone(), file) {
+            Some(held) => {
+                let (step, covering) = held.step(key, known, skip_filter);
+                self.held.insert(live.number, held);
+                (path, step, covering)
+            }
+            None => (path, TableStep::Corrupt, 0),
+        }
+    }
+
+    /// Whether the tables held reach [`MAX_HELD`] files or [`MAX_KEPT`]
+    /// bytes: no more are held, and the caller lets them go after this key.
+    fn full(&self) -> bool {
+        let bytes = |held: &Held<'_>| held.file.kept_bytes() + held.table.held_bytes();
+        let held: u64 = self.held.values().map(bytes).sum();
+        self.files.len() >= self.bounds.0 || held > self.bounds.1
+    }
+
+    /// The table in `file`, opened for reads, and how its filter hashes;
+    /// `None` if it does not open.
+    fn open<'x>(&self, path: PathBuf, file: &'x TableFile) -> Option<Held<'x>> {
+        let table = AnyTable::open_for_lookups(file).ok()?;
+        let variant = match &table {
+            AnyTable::RocksDb(_) => None,
+            AnyTable::LevelDb(table) => {
+                let options = VerifyOptions {
+                    key_format: Some(KeyFormat::Internal),
+                    ..self.detect.options(None)
+                };
+                detect(table, Evidence::Reads(None), options)
+                    .ok()
+                    .and_then(|d| d.filter)
+                    .and_then(|f| f.variant)
+            }
+        };
+        Some(Held {
+            path,
+            file,
+            table,
+            variant,
+        })
+    }
+}
+
+impl Held<'_> {
+    /// The table's step of a `Get` of `key` (see [`Tables::answer`]).
+    fn step(&self, key: &[u8], known: bool, skip_filter: bool) -> (TableStep, u64) {
+        let answer = match &self.table {
             AnyTable::LevelDb(_) if !known => Ok((TableStep::Unordered, 0)),
             AnyTable::LevelDb(table) => {
-                let policy = held
+                let policy = self
                     .variant
                     .map(|v| BloomFilterPolicy::new(10).with_hash(v));
                 table.get_step(policy.as_ref(), key).map(|step| (step, 0))
             }
             AnyTable::RocksDb(table) => table.get_step(key, skip_filter),
         };
-        let (step, covering) = answer.unwrap_or((TableStep::Corrupt, 0));
-        (held.path.clone(), step, covering)
+        answer.unwrap_or((TableStep::Corrupt, 0))
     }
+}
 
-    /// Whether the tables held reach [`MAX_HELD`] files or [`MAX_KEPT`]
-    /// bytes: time to let them go.
-    fn full(&self) -> bool {
-        let bytes = |held: &Held<'_>| match &held.table {
-            AnyTable::LevelDb(_) => held.file.kept_bytes(),
-            AnyTable::RocksDb(table) => held.file.kept_bytes() + table.cached_bytes(),
-        };
-        let held: u64 = self.held.values().map(bytes).sum();
-        self.files.len() >= MAX_HELD || held > MAX_KEPT
-    }
+/// The file of the live table `live` at `path`, as the engines open it: at
+/// the size the MANIFEST records (its footer is read there); `None` where
+/// it is missing, not a regular file, or shorter.
+fn table_file(path: &Path, live: &LiveTable) -> Option<TableFile> {
+    let file = crate::input::open_regular_file(path).ok()?;
+    (file.len() >= live.size).then(|| file.prefix(live.size))
+}
 
-    /// The table, opened on first use; `Err` with its path if it does not
-    /// open.
-    fn held(&mut self, live: &LiveTable) -> Result<&Held<'f>, PathBuf> {
-        if !self.held.contains_key(&live.number) {
-            let path = self
-                .database
-                .file_of(live)
-                .unwrap_or_else(|missing| missing);
-            let target = Target {
-                path: path.clone(),
-                live: None,
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tables::Detect;
+    use leveldb_filter_testkit::vectors::{testdata, unhex};
+
+    /// A walk past its bounds opens each table it has no room for, for one
+    /// key alone: every answer is the one a walk that holds every table
+    /// gives, in each golden database.
+    #[test]
+    fn tables_opened_past_the_bounds_answer_as_tables_held() {
+        let detect = Detect::auto();
+        let mut answers = 0;
+        for name in [
+            "leveldb-1.23",
+            "rocksdb-7.8.3",
+            "rocksdb-9.8.4",
+            "rocksdb-11.12",
+        ] {
+            let dir = testdata().join("db").join(name);
+            let db = dir.join("db");
+            let database =
+                read_database(&db, &db.join("CURRENT")).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let gets = std::fs::read_to_string(dir.join("gets.txt")).unwrap();
+            // `KEY OUTCOME` (LevelDB's), `FAMILY KEY OUTCOME ...` (RocksDB's).
+            let keys: Vec<Vec<u8>> = gets
+                .lines()
+                .map(|line| line.split(' ').collect::<Vec<_>>())
+                .map(|fields| unhex(fields[usize::from(fields.len() > 2)]))
+                .collect();
+            let (held, opened) = (FrozenMap::new(), FrozenMap::new());
+            let tables = |files, bounds| Tables {
+                database: &database,
+                detect: &detect,
+                files,
+                held: HashMap::new(),
+                bounds,
             };
-            let file = Loaded::read(&target).map_err(|_| path.clone())?.file;
-            // The engines open a table at the size the MANIFEST records:
-            // its footer is read there.
-            if file.len() < live.size {
-                return Err(path);
-            }
-            let file = self
-                .files
-                .insert(live.number, Box::new(file.prefix(live.size)));
-            let table = AnyTable::open_for_lookups(file).map_err(|_| path.clone())?;
-            let variant = match &table {
-                AnyTable::RocksDb(_) => None,
-                AnyTable::LevelDb(table) => {
-                    let options = VerifyOptions {
-                        key_format: Some(KeyFormat::Internal),
-                        ..self.detect.options(None)
-                    };
-                    detect(table, Evidence::Reads(None), options)
-                        .ok()
-                        .and_then(|d| d.filter)
-                        .and_then(|f| f.variant)
+            let mut held = tables(&held, (MAX_HELD, MAX_KEPT));
+            let mut opened = tables(&opened, (0, 0));
+            for live in database.manifest.tables() {
+                for key in &keys {
+                    assert_eq!(
+                        opened.answer(live, key, true, false),
+                        held.answer(live, key, true, false),
+                        "{name}: table {} key {key:02x?}",
+                        live.number
+                    );
+                    answers += 1;
                 }
-            };
-            let held = Held {
-                path,
-                file,
-                table,
-                variant,
-            };
-            self.held.insert(live.number, held);
+            }
+            assert!(opened.held.is_empty() && !held.held.is_empty(), "{name}");
         }
-        Ok(&self.held[&live.number])
+        assert!(answers > 1000, "{answers} answers compared");
     }
 }

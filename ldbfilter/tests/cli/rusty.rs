@@ -1,5 +1,5 @@
-//! A database rusty-leveldb wrote through `RustyPolicy` (`rusty/database.rs`
-//! in the library's tests): `ldbfilter verify` finds every table's filter
+//! A database rusty-leveldb wrote through `RustyPolicy` (the testkit's
+//! `rusty_database`): `ldbfilter verify` finds every table's filter
 //! LevelDB's.
 
 use leveldb_filter::rusty::RustyPolicy;

@@ -44,7 +44,8 @@ use crate::HashVariant;
 /// # Safety
 /// Every method needs a CPU with the instruction set the implementation
 /// uses (its kernel's type proves it), besides the terms it states; the
-/// generic code below is called only from functions that enable it.
+/// generic code over it (this module's files) is called only from
+/// functions that enable it.
 pub(crate) trait Lanes<const N: usize>: Copy {
     /// `1 / bits` as [`Lanes::quotient`] takes it.
     type Inverse: Copy;

@@ -33,7 +33,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let golden = args
         .next()
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/rocksdb"));
+        .unwrap_or_else(|| leveldb_filter_testkit::vectors::testdata().join("rocksdb"));
     std::fs::create_dir_all(&out)?;
     for (name, source, prefix, change) in crafted::cases() {
         let bytes = std::fs::read(golden.join(format!("{source}.sst")))?;
