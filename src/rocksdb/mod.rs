@@ -63,23 +63,10 @@ macro_rules! full_filter_policies {
 }
 full_filter_policies!(FastLocalBloomBuilder, LegacyBloomBuilder, RibbonBuilder);
 
-use crate::format::Source;
 pub use crate::format::{ChecksumType, Footer, FooterProblem, ROCKSDB_MAGIC};
 
 /// The magic number of format_version 0, LevelDB's.
 pub const LEGACY_MAGIC: u64 = crate::format::TABLE_MAGIC;
-
-/// Whether `file` is a RocksDB table: [`TableFormat::of`] says so (its
-/// footer reads, and is RocksDB's, or LevelDB's over a metaindex that names
-/// a RocksDB full or partitioned filter).
-///
-/// [`TableFormat::of`]: crate::TableFormat::of
-pub fn is_rocksdb_table<'a>(file: impl Into<Source<'a>>) -> bool {
-    matches!(
-        crate::TableFormat::of(file),
-        Ok(crate::TableFormat::RocksDb { .. })
-    )
-}
 
 pub use keys::KeyStats;
 pub use lookup::Lookup;

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use leveldb_filter::format::TableFile;
 use leveldb_filter::leveldb::{self, KeyFormat, VerifyOptions};
-use leveldb_filter::{rocksdb, AnyTable, Error};
+use leveldb_filter::{rocksdb, AnyTable, Error, TableFormat};
 
 use crate::crafted;
 use crate::peak::peak_during;
@@ -75,10 +75,9 @@ fn rocksdb_tables_read_by_block_answer_as_read_whole() {
                 rocksdb_says(&whole, &keys),
                 "{name}"
             );
-            assert_eq!(
-                rocksdb::is_rocksdb_table(&file),
-                rocksdb::is_rocksdb_table(&bytes)
-            );
+            let format = TableFormat::of(&file).unwrap();
+            assert!(matches!(format, TableFormat::RocksDb { .. }), "{name}");
+            assert_eq!(TableFormat::of(&bytes).unwrap(), format, "{name}");
             tables += 1;
         }
     }
