@@ -243,9 +243,7 @@ impl Footer {
     pub fn checksum_modifier(&self, offset: u64) -> u32 {
         context_modifier(self.base_context_checksum, offset)
     }
-}
 
-impl Footer {
     /// LevelDB's footer, the file's last [`LEVELDB_FOOTER_LEN`] bytes, as
     /// LevelDB's `Footer::DecodeFrom` reads it: its magic, then the
     /// metaindex and index handles (not yet checked against the file).
