@@ -8,14 +8,15 @@
 //! match AnyTable::open(&file)? {
 //!     AnyTable::LevelDb(table) => println!("LevelDB, filter {:?}", table.filter_block().map(|f| &f.name)),
 //!     AnyTable::RocksDb(table) => println!("RocksDB, format_version {}", table.footer().format_version),
+//!     AnyTable::Pebble(table) => println!("Pebble, {}", table.format()),
 //! }
 //! assert_eq!(TableFormat::of(&file)?.engine().name(), "rocksdb");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 use crate::db::Engine;
-use crate::format::{Footer, Source, MAGICS, ROCKSDB_MAGIC, TABLE_MAGIC};
-use crate::{leveldb, rocksdb, Error};
+use crate::format::{Footer, Source, MAGICS, PEBBLE_MAGIC, ROCKSDB_MAGIC, TABLE_MAGIC};
+use crate::{leveldb, pebble, rocksdb, Error};
 
 /// Which engine's table a file is, decided from its footer.
 ///
@@ -34,6 +35,13 @@ pub enum TableFormat {
         /// The footer's format_version.
         format_version: u32,
     },
+    /// A table in one of Pebble's own formats (Pebble's magic): Pebblev1
+    /// to Pebblev7. (Pebble's LevelDB and RocksDBv2 formats are LevelDB's
+    /// and RocksDB's tables, and read as theirs.)
+    Pebble {
+        /// The footer's version: n for Pebblev<n>.
+        version: u32,
+    },
 }
 
 impl TableFormat {
@@ -50,6 +58,7 @@ impl TableFormat {
         match self {
             TableFormat::LevelDb => Engine::LevelDb,
             TableFormat::RocksDb { .. } => Engine::RocksDb,
+            TableFormat::Pebble { .. } => Engine::Pebble,
         }
     }
 }
@@ -65,6 +74,10 @@ fn sniff(file: Source<'_>) -> Result<(TableFormat, Option<rocksdb::Table<'_>>), 
         ROCKSDB_MAGIC => {
             let format_version = footer.format_version;
             (TableFormat::RocksDb { format_version }, None)
+        }
+        PEBBLE_MAGIC => {
+            let version = footer.format_version;
+            (TableFormat::Pebble { version }, None)
         }
         TABLE_MAGIC => match rocksdb::Table::open(file) {
             Ok(table) if table.names_full_filter() => {
@@ -91,6 +104,8 @@ pub enum AnyTable<'a> {
     LevelDb(leveldb::Table<'a>),
     /// [`TableFormat::RocksDb`].
     RocksDb(rocksdb::Table<'a>),
+    /// [`TableFormat::Pebble`].
+    Pebble(pebble::Table<'a>),
 }
 
 impl<'a> AnyTable<'a> {
@@ -115,6 +130,7 @@ impl<'a> AnyTable<'a> {
             (_, Some(table)) => AnyTable::RocksDb(table),
             (TableFormat::LevelDb, None) => AnyTable::LevelDb(leveldb(file)?),
             (TableFormat::RocksDb { .. }, None) => AnyTable::RocksDb(rocksdb::Table::open(file)?),
+            (TableFormat::Pebble { .. }, None) => AnyTable::Pebble(pebble::Table::open(file)?),
         })
     }
 
@@ -125,6 +141,7 @@ impl<'a> AnyTable<'a> {
         match self {
             AnyTable::LevelDb(table) => table.held_bytes(),
             AnyTable::RocksDb(table) => table.held_bytes(),
+            AnyTable::Pebble(table) => table.held_bytes(),
         }
     }
 
@@ -134,6 +151,9 @@ impl<'a> AnyTable<'a> {
             AnyTable::LevelDb(_) => TableFormat::LevelDb,
             AnyTable::RocksDb(table) => TableFormat::RocksDb {
                 format_version: table.footer().format_version,
+            },
+            AnyTable::Pebble(table) => TableFormat::Pebble {
+                version: table.footer().format_version,
             },
         }
     }

@@ -117,14 +117,14 @@ impl LiveTable {
 
     /// The table's file names, in the order the engine's table cache
     /// tries them: LevelDB's `.ldb`, then the older `.sst`; RocksDB's
-    /// `.sst`, then `.ldb`.
+    /// `.sst`, then `.ldb` (Pebble's, `.sst`, is tried first).
     pub fn file_names(&self, engine: Engine) -> [String; 2] {
         let (ldb, sst) = (
             format!("{:06}.ldb", self.number),
             format!("{:06}.sst", self.number),
         );
         match engine {
-            Engine::RocksDb => [sst, ldb],
+            Engine::RocksDb | Engine::Pebble => [sst, ldb],
             Engine::LevelDb => [ldb, sst],
         }
     }
@@ -168,6 +168,9 @@ pub enum Engine {
     LevelDb,
     /// RocksDB: an edit holds a tag only RocksDB writes.
     RocksDb,
+    /// Pebble: its tables carry Pebble's magic, or its MANIFEST a tag only
+    /// Pebble writes.
+    Pebble,
 }
 
 impl Engine {
@@ -176,6 +179,7 @@ impl Engine {
         match self {
             Engine::LevelDb => "leveldb",
             Engine::RocksDb => "rocksdb",
+            Engine::Pebble => "pebble",
         }
     }
 }

@@ -77,6 +77,9 @@ pub(crate) struct Cursor<'b> {
     prefix: usize,
     /// A restart key, its prefix put back, for the binary search.
     restart_key: Vec<u8>,
+    /// What of a restart point is its offset: all 32 bits, or 31 where
+    /// Pebble flags a restart with bit 31 (Pebblev3 and later).
+    restart_mask: u32,
 }
 
 impl<'b> Cursor<'b> {
@@ -143,7 +146,18 @@ impl<'b> Cursor<'b> {
                 .unwrap_or(usize::MAX),
             prefix: 0,
             restart_key: Vec::new(),
+            restart_mask: u32::MAX,
         })
+    }
+
+    /// The cursor of a Pebble row block whose restart points may carry a
+    /// flag in bit 31 (Pebblev3 and later: the restart key shares its
+    /// prefix with the key before), which is no part of the offset.
+    pub(crate) fn flagged_restarts(mut self, flagged: bool) -> Self {
+        if flagged {
+            self.restart_mask = 0x7fff_ffff;
+        }
+        self
     }
 
     /// The cursor of a block of format_version 8, which may store its
@@ -185,7 +199,8 @@ impl<'b> Cursor<'b> {
 
     fn restart(&self, i: usize) -> usize {
         let at = self.array + 4 * i;
-        u32::from_le_bytes(self.block[at..at + 4].try_into().expect("4 bytes")) as usize
+        (u32::from_le_bytes(self.block[at..at + 4].try_into().expect("4 bytes"))
+            & self.restart_mask) as usize
     }
 
     fn at_restart(&mut self, i: usize) {

@@ -24,7 +24,8 @@ pub enum Error {
         /// The magic numbers the reader reads: LevelDB's
         /// ([`TABLE_MAGIC`](crate::format::TABLE_MAGIC)) alone for
         /// [`leveldb::Table`](crate::leveldb::Table), and RocksDB's
-        /// ([`ROCKSDB_MAGIC`](crate::format::ROCKSDB_MAGIC)) for any table.
+        /// ([`ROCKSDB_MAGIC`](crate::format::ROCKSDB_MAGIC)) and Pebble's
+        /// ([`PEBBLE_MAGIC`](crate::format::PEBBLE_MAGIC)) for any table.
         expected: &'static [u64],
     },
     /// The footer's metaindex or index handle is not two varint64s.
@@ -253,6 +254,7 @@ fn magic_name(magic: u64) -> &'static str {
     match magic {
         super::TABLE_MAGIC => "LevelDB",
         super::ROCKSDB_MAGIC => "RocksDB",
+        super::PEBBLE_MAGIC => "Pebble",
         _ => "known",
     }
 }
@@ -411,8 +413,9 @@ impl fmt::Display for Limit {
     }
 }
 
-/// What is wrong with a RocksDB footer of format_version 6 or later
-/// ([`Error::BadFooter`]), as RocksDB's `Footer::DecodeFrom` finds it.
+/// What is wrong with a footer that holds its own checksum
+/// ([`Error::BadFooter`]): RocksDB's of format_version 6 or later, as
+/// RocksDB's `Footer::DecodeFrom` finds it, and Pebble's from version 6.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum FooterProblem {
@@ -452,10 +455,13 @@ impl fmt::Display for FooterProblem {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Field {
-    /// A RocksDB footer's checksum type (RocksDB writes 0 to 4).
+    /// A RocksDB footer's checksum type (RocksDB writes 0 to 4; Pebble's
+    /// readers read 1 and 3).
     ChecksumType,
     /// A RocksDB footer's format_version (1 to 8 are read).
     FormatVersion,
+    /// A Pebble footer's table format version (1 to 7 are read).
+    PebbleFormatVersion,
     /// A RocksDB block's compression type (BZip2, Xpress, or unknown).
     CompressionType,
     /// A RocksDB index type (0 to 3 are read).
@@ -468,7 +474,12 @@ pub enum Field {
 impl fmt::Display for Field {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            Field::ChecksumType => "checksum type (RocksDB writes 0 to 4)",
+            Field::ChecksumType => {
+                "checksum type (RocksDB writes 0 to 4; under Pebble's magic number, 1 CRC-32C and 3 xxHash64 are read)"
+            }
+            Field::PebbleFormatVersion => {
+                "table format version (read: 1 to 7 under Pebble's magic number, Pebblev1 to Pebblev7, what Pebble v2.1 writes)"
+            }
             Field::FormatVersion => {
                 "format_version (read: 1 to 8 under RocksDB's magic number, what RocksDB writes up to 11.12, and LevelDB's footer)"
             }

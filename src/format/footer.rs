@@ -5,7 +5,13 @@
 //! LevelDB's (RocksDB's format_version 0), 48 bytes: metaindex handle | index handle | padding to 40 | magic (8)
 //! RocksDB's before format_version 6, 53 bytes: checksum type (1) | metaindex handle | index handle | padding to 41 | format_version (4) | magic (8)
 //! RocksDB's from format_version 6, 53 bytes: checksum type (1) | extended magic (4) | footer checksum (4) | base context checksum (4) | metaindex size (4) | padding to 41 | format_version (4) | magic (8)
+//! Pebble's, versions 1 to 5, 53 bytes: as RocksDB's before format_version 6
+//! Pebble's, version 6, 57 bytes: checksum type (1) | metaindex handle | index handle | padding to 41 | footer checksum (4) | version (4) | magic (8)
+//! Pebble's, version 7, 61 bytes: checksum type (1) | metaindex handle | index handle | padding to 41 | attributes (4) | footer checksum (4) | version (4) | magic (8)
 //! ```
+//!
+//! Pebble's footer checksum is the masked CRC-32C of the footer's bytes
+//! without the checksum's four (sstable/table.go, `parseFooter`).
 
 use super::checksum::{context_modifier, read_block};
 use super::cursor::{Cursor, Layout};
@@ -19,22 +25,30 @@ pub const TABLE_MAGIC: u64 = 0xdb4775248b80fb57;
 /// The magic number that ends a RocksDB block-based table with a
 /// format_version >= 1 footer.
 pub const ROCKSDB_MAGIC: u64 = 0x88e2_41b7_85f4_cff7;
+/// The magic number that ends a table in one of Pebble's own formats
+/// (Pebblev1 and later): the bytes `f0 9f aa b3` twice, "🪳🪳".
+pub const PEBBLE_MAGIC: u64 = 0xb3aa_9ff0_b3aa_9ff0;
 /// Length of LevelDB's footer (RocksDB's legacy one).
 pub const LEVELDB_FOOTER_LEN: usize = 48;
-/// Length of RocksDB's footer from format_version 1, and so the most read
-/// to judge any table from its end.
-pub const MAX_FOOTER_LEN: usize = 53;
+/// Length of RocksDB's footer from format_version 1 (and Pebble's to
+/// version 5).
+pub const ROCKSDB_FOOTER_LEN: usize = 53;
+/// Length of Pebble's footer from version 7, the longest: the most read to
+/// judge any table from its end.
+pub const MAX_FOOTER_LEN: usize = 61;
 /// The magic numbers [`Footer::read_end`] reads.
-pub(crate) const MAGICS: &[u64] = &[TABLE_MAGIC, ROCKSDB_MAGIC];
+pub(crate) const MAGICS: &[u64] = &[TABLE_MAGIC, ROCKSDB_MAGIC, PEBBLE_MAGIC];
 
 /// A table's footer: LevelDB's (read as RocksDB's legacy footer,
-/// format_version 0) or RocksDB's.
+/// format_version 0), RocksDB's or Pebble's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Footer {
-    /// The magic number that ends it: [`TABLE_MAGIC`] or [`ROCKSDB_MAGIC`].
+    /// The magic number that ends it: [`TABLE_MAGIC`], [`ROCKSDB_MAGIC`]
+    /// or [`PEBBLE_MAGIC`].
     pub magic: u64,
     /// 0 for a footer of LevelDB's magic (RocksDB's legacy footer), else
-    /// the footer's own.
+    /// the footer's own: RocksDB's format_version, or Pebble's table format
+    /// version (1 for Pebblev1, ...).
     pub format_version: u32,
     /// How blocks are checksummed.
     pub checksum: ChecksumType,
@@ -44,9 +58,13 @@ pub struct Footer {
     /// the metaindex entry `rocksdb.index` ([`Footer::read`] looks it up;
     /// [`Footer::read_end`], which sees no metaindex, gives offset and size 0).
     pub index: BlockHandle,
-    /// format_version >= 6: the table's context for block checksums (never
-    /// 0 there); 0 before.
+    /// RocksDB's format_version >= 6: the table's context for block
+    /// checksums (never 0 there); 0 before, and for Pebble's tables.
     pub base_context_checksum: u32,
+    /// Pebble's version 7 and later: the attributes bitset (value blocks
+    /// 1, range key sets 2, unsets 4, deletions 8, range deletions 16,
+    /// two-level index 32, blob values 64, point keys 128); 0 otherwise.
+    pub attributes: u32,
 }
 
 impl Footer {
@@ -55,10 +73,16 @@ impl Footer {
     pub fn read<'a>(file: impl Into<Source<'a>>) -> Result<Footer, Error> {
         let file = file.into();
         let footer = Footer::read_last(file)?;
-        if footer.format_version < 6 {
+        if !footer.index_in_metaindex() {
             return Ok(footer);
         }
         Ok(footer.with_metaindex(file)?.0)
+    }
+
+    /// Whether the index handle is the metaindex's (RocksDB's
+    /// format_version 6 and later), not the footer's.
+    fn index_in_metaindex(&self) -> bool {
+        self.magic == ROCKSDB_MAGIC && self.format_version >= 6
     }
 
     /// [`Footer::read_end`] of the file's last bytes.
@@ -77,7 +101,7 @@ impl Footer {
     /// names; for format_version >= 6 the index handle from there.
     fn with_metaindex(mut self, file: Source<'_>) -> Result<(Footer, &[u8]), Error> {
         let metaindex = read_block(file, &self, BlockKind::Metaindex, self.metaindex)?;
-        if self.format_version >= 6 {
+        if self.index_in_metaindex() {
             let corrupt = |what| Error::CorruptBlock {
                 block: BlockKind::Metaindex,
                 offset: self.metaindex.offset,
@@ -93,7 +117,7 @@ impl Footer {
     }
 
     /// Reads the footer from `end`, the last bytes of a file of `file_len`
-    /// bytes (53 of them, or all of a shorter file), and checks that the
+    /// bytes (61 of them, or all of a shorter file), and checks that the
     /// blocks it names lie inside the file: a file can be judged from its
     /// end before it is read whole. LevelDB's magic reads as format_version
     /// 0. From format_version 6 the footer holds its own checksum (checked
@@ -118,18 +142,20 @@ impl Footer {
                     metaindex,
                     index,
                     base_context_checksum: 0,
+                    attributes: 0,
                 }
             }
-            ROCKSDB_MAGIC if len < MAX_FOOTER_LEN => {
+            ROCKSDB_MAGIC | PEBBLE_MAGIC if len < ROCKSDB_FOOTER_LEN => {
                 return Err(Error::TruncatedFooter {
                     len: file_len,
-                    footer_len: MAX_FOOTER_LEN as u64,
+                    footer_len: ROCKSDB_FOOTER_LEN as u64,
                 })
             }
             ROCKSDB_MAGIC => Footer::read_rocksdb(
-                &end[len - MAX_FOOTER_LEN..],
-                file_len - MAX_FOOTER_LEN as u64,
+                &end[len - ROCKSDB_FOOTER_LEN..],
+                file_len - ROCKSDB_FOOTER_LEN as u64,
             )?,
+            PEBBLE_MAGIC => Footer::read_pebble(end, file_len)?,
             found => {
                 return Err(Error::BadMagic {
                     found,
@@ -137,7 +163,7 @@ impl Footer {
                 })
             }
         };
-        let index = (footer.format_version < 6).then_some((BlockKind::Index, footer.index));
+        let index = (!footer.index_in_metaindex()).then_some((BlockKind::Index, footer.index));
         for (block, handle) in [(BlockKind::Metaindex, footer.metaindex)]
             .into_iter()
             .chain(index)
@@ -181,6 +207,7 @@ impl Footer {
                 metaindex,
                 index,
                 base_context_checksum: 0,
+                attributes: 0,
             });
         }
         // `Footer::DecodeFrom` of format_version 6 to 8.
@@ -199,7 +226,7 @@ impl Footer {
         if base == 0 {
             return bad(FooterProblem::NoContextChecksum);
         }
-        let mut zeroed = [0u8; MAX_FOOTER_LEN];
+        let mut zeroed = [0u8; ROCKSDB_FOOTER_LEN];
         zeroed.copy_from_slice(footer);
         zeroed[5..9].fill(0);
         let found = checksum
@@ -224,7 +251,7 @@ impl Footer {
                 .ok_or(Error::HandlePastEnd {
                     block: BlockKind::Metaindex,
                     handle: BlockHandle { offset: 0, size },
-                    file_len: offset + MAX_FOOTER_LEN as u64,
+                    file_len: offset + ROCKSDB_FOOTER_LEN as u64,
                 })?,
             size,
         };
@@ -235,6 +262,71 @@ impl Footer {
             metaindex,
             index: BlockHandle { offset: 0, size: 0 },
             base_context_checksum: base,
+            attributes: 0,
+        })
+    }
+
+    /// A footer of Pebble's magic, from `end`, the file's last bytes (at
+    /// least 53): its version, just before the magic, gives its length
+    /// (`parseFooter`).
+    fn read_pebble(end: &[u8], file_len: u64) -> Result<Footer, Error> {
+        let u32_at = |at: usize| u32::from_le_bytes(end[at..at + 4].try_into().expect("4 bytes"));
+        let len = end.len();
+        let version = u32_at(len - 12);
+        let footer_len = match version {
+            1..=5 => ROCKSDB_FOOTER_LEN,
+            6 => ROCKSDB_FOOTER_LEN + 4,
+            7 => MAX_FOOTER_LEN,
+            _ => {
+                return Err(Error::Unsupported {
+                    what: Field::PebbleFormatVersion,
+                    found: u64::from(version),
+                })
+            }
+        };
+        if len < footer_len {
+            return Err(Error::TruncatedFooter {
+                len: file_len,
+                footer_len: footer_len as u64,
+            });
+        }
+        let footer = &end[len - footer_len..];
+        let checksum = match footer[0] {
+            1 => ChecksumType::Crc32c,
+            3 => ChecksumType::XxHash64,
+            other => {
+                return Err(Error::Unsupported {
+                    what: Field::ChecksumType,
+                    found: u64::from(other),
+                })
+            }
+        };
+        // Version 6 and later: the checksum after the handles' 41 bytes
+        // (and version 7's attributes), over every byte but its own.
+        let mut attributes = 0;
+        if version >= 6 {
+            let at = if version >= 7 { 45 } else { 41 };
+            if version >= 7 {
+                attributes = u32::from_le_bytes(footer[41..45].try_into().expect("4 bytes"));
+            }
+            let expected = u32::from_le_bytes(footer[at..at + 4].try_into().expect("4 bytes"));
+            let crc = crc32c::crc32c_append(crc32c::crc32c(&footer[..at]), &footer[at + 4..]);
+            let found = crc.rotate_right(15).wrapping_add(0xa282_ead8);
+            if found != expected {
+                return Err(Error::BadFooter {
+                    what: FooterProblem::Checksum { expected, found },
+                });
+            }
+        }
+        let (metaindex, index) = two_handles(&footer[1..41])?;
+        Ok(Footer {
+            magic: PEBBLE_MAGIC,
+            format_version: version,
+            checksum,
+            metaindex,
+            index,
+            base_context_checksum: 0,
+            attributes,
         })
     }
 

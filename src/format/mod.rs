@@ -35,7 +35,8 @@ pub(crate) use codecs::uncompress;
 pub(crate) use cursor::{for_each_internal_key, for_each_user_key, Cursor, Layout};
 pub use entry::{EntryKind, KeyEntry, TableStep};
 pub(crate) use footer::{find_meta, MAGICS};
-pub use footer::{Footer, LEVELDB_FOOTER_LEN, MAX_FOOTER_LEN, ROCKSDB_MAGIC, TABLE_MAGIC};
+pub use footer::{Footer, LEVELDB_FOOTER_LEN, MAX_FOOTER_LEN, ROCKSDB_FOOTER_LEN};
+pub use footer::{PEBBLE_MAGIC, ROCKSDB_MAGIC, TABLE_MAGIC};
 pub(crate) use internal_key::{seek_tag, user_key_if};
 pub use internal_key::{user_key, MAX_SEQUENCE};
 pub use neighbours::MeasuredFpr;
@@ -124,6 +125,8 @@ pub enum Compression {
     Lz4,
     /// RocksDB's types 7 and 0x40: a Zstandard frame.
     Zstd,
+    /// Pebble's type 8 (Pebblev6 and later): a MinLZ block.
+    MinLz,
 }
 
 impl fmt::Display for Compression {
@@ -135,6 +138,7 @@ impl fmt::Display for Compression {
             Compression::Bzip2 => "bzip2",
             Compression::Lz4 => "lz4",
             Compression::Zstd => "zstd",
+            Compression::MinLz => "minlz",
         })
     }
 }

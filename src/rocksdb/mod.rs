@@ -23,7 +23,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-mod builders;
+pub(crate) mod builders;
 mod check;
 mod filter;
 mod get;

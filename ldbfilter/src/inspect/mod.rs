@@ -2,6 +2,7 @@
 //! per-filter statistics, a summary), as text or one JSON object a line.
 
 mod leveldb;
+mod pebble;
 mod rocksdb;
 
 use std::io::{self, Write};
@@ -42,6 +43,9 @@ pub fn run(args: &InspectArgs) -> Status {
                 }
                 TableFormat::RocksDb { .. } => {
                     rocksdb::report(target, &loaded.file, args.json, &mut out)?
+                }
+                TableFormat::Pebble { .. } => {
+                    pebble::report(target, &loaded.file, args.json, &mut out)?
                 }
             }
             Ok(Report {

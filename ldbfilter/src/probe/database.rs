@@ -469,7 +469,7 @@ impl<'f> Tables<'_, 'f> {
     fn open<'x>(&self, path: PathBuf, file: &'x TableFile) -> Option<Held<'x>> {
         let table = AnyTable::open_for_lookups(file).ok()?;
         let variant = match &table {
-            AnyTable::RocksDb(_) => None,
+            AnyTable::RocksDb(_) | AnyTable::Pebble(_) => None,
             AnyTable::LevelDb(table) => {
                 let options = VerifyOptions {
                     key_format: Some(KeyFormat::Internal),
@@ -502,6 +502,7 @@ impl Held<'_> {
                 table.get_step(policy.as_ref(), key).map(|step| (step, 0))
             }
             AnyTable::RocksDb(table) => table.get_step(key, skip_filter),
+            AnyTable::Pebble(table) => table.get_step(key),
         };
         answer.unwrap_or((TableStep::Corrupt, 0))
     }

@@ -10,6 +10,7 @@ mod database;
 
 use clap::Args;
 use leveldb_filter::leveldb::{detect, probe, Basis, Detected, Evidence, Probe, Table};
+use leveldb_filter::pebble::{self as pebble_table, FilterAnswer};
 use leveldb_filter::rocksdb::{self, Lookup};
 use leveldb_filter::{BloomFilterPolicy, TableFormat};
 
@@ -139,6 +140,7 @@ pub fn run(args: &ProbeArgs) -> Status {
         .and_then(|loaded| match loaded.format {
             TableFormat::LevelDb => leveldb(args, path, &loaded, &mut stdout),
             TableFormat::RocksDb { .. } => rocksdb(args, path, &loaded, &mut stdout),
+            TableFormat::Pebble { .. } => pebble(args, path, &loaded, &mut stdout),
         }),
     };
     let failure = match result {
@@ -301,4 +303,44 @@ fn rocksdb(
         table_answer(args, path, text, key, offset, word)
     })?;
     Ok(None)
+}
+
+/// Pebble's table: for each key `OFFSET may-match|absent`, as Pebble's
+/// `SeekPrefixGE` answers it: the filter first, asked with the key's
+/// `Split` prefix, then the data block the index points to (`-
+/// past-last-key` past the last key). Under a comparer this crate does not
+/// know, the filter cannot be asked (no prefix) and no block is sought.
+fn pebble(
+    args: &ProbeArgs,
+    path: &Path,
+    loaded: &Loaded,
+    stdout: &mut impl Write,
+) -> Result<Option<String>, Failure> {
+    let table = pebble_table::Table::open(&loaded.file).map_err(table_error(path))?;
+    let split = table.split();
+    if split.is_none() {
+        crate::report::say(format_args!(
+            "{}: note: comparer {}, whose Split only its own code knows: the filter is not asked and no data block is sought (every key: - may-match)",
+            shown(path),
+            escaped(&table.props().comparer().unwrap_or_default())
+        ));
+    }
+    let mut malformed = 0;
+    args.keys()?.answer_each(stdout, |text, key| {
+        let answer = table.filter_answer(key);
+        malformed += usize::from(answer == Some(FilterAnswer::Malformed));
+        let may_match = answer.is_none_or(|a| a.may_match());
+        let (offset, word) = match split {
+            None => (None, answer_word(true)),
+            Some(_) => match table.data_block_for(key).map_err(table_error(path))? {
+                None if may_match => (None, PAST_LAST_KEY),
+                None => (None, answer_word(false)),
+                Some(handle) => (Some(handle.offset), answer_word(may_match)),
+            },
+        };
+        table_answer(args, path, text, key, offset, word)
+    })?;
+    Ok((malformed > 0).then(|| {
+        format!("{malformed} keys answered may-match where the filter does not read as Pebble writes it (Pebble's reader would fail or answer absent)")
+    }))
 }

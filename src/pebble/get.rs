@@ -1,0 +1,148 @@
+//! What Pebble's `Get` meets at one table: the filter, asked first with
+//! the key's `Split` prefix (`SeekPrefixGE`), then the key's entries in the
+//! data block the index points it to, and the range deletions that cover
+//! the key.
+
+use std::cmp::Ordering;
+
+use super::filter::{may_contain, FilterAnswer};
+use super::keys::INDEX;
+use super::{Split, Table};
+use crate::format::{BlockHandle, BlockKind, Corruption, EntryKind, KeyEntry, TableStep};
+use crate::Error;
+
+impl Table<'_> {
+    /// What the table's filter answers for user key `key`: `None` where
+    /// nothing can be asked (no filter, a comparer whose `Split` this
+    /// crate does not know) and a lookup reads on.
+    pub fn filter_answer(&self, key: &[u8]) -> Option<FilterAnswer> {
+        let (_, filter) = self.filter()?;
+        let prefix = self.split()?.prefix(key);
+        Some(match filter {
+            Ok(data) => may_contain(data, prefix, self.props.point_keys() != Some(0)),
+            Err(_) => FilterAnswer::Malformed,
+        })
+    }
+
+    /// Pebble's `Get` of user key `key` at this table: [`TableStep::Absent`]
+    /// where the filter rules it out; else the key's entries in the data
+    /// block the index points to, newest first (kinds as Pebble's: a
+    /// SETWITHDEL is a value, a DELSIZED a deletion), or past the last key.
+    /// Only keys ordered bytewise are sought; under another comparer the
+    /// answer is [`TableStep::Unordered`], which a filter may still rule
+    /// out. With the step, the largest sequence number of the table's
+    /// range deletions that cover the key (0: none; not sought under
+    /// another comparer).
+    pub fn get_step(&self, key: &[u8]) -> Result<(TableStep, u64), Error> {
+        if self.split() != Some(Split::Whole) {
+            return Ok((self.unordered_step(key), 0));
+        }
+        let covering = self.covering_tombstone(key)?;
+        Ok((self.ordered_step(key)?, covering))
+    }
+
+    /// [`Table::get_step`] under a comparer whose order this crate does
+    /// not know: what the filter alone says.
+    fn unordered_step(&self, key: &[u8]) -> TableStep {
+        match self.filter_answer(key).is_some_and(|a| !a.may_match()) {
+            true => TableStep::Absent,
+            false => TableStep::Unordered,
+        }
+    }
+
+    /// [`Table::get_step`] of a bytewise-ordered table, range deletions
+    /// aside.
+    fn ordered_step(&self, key: &[u8]) -> Result<TableStep, Error> {
+        if self.filter_answer(key).is_some_and(|a| !a.may_match()) {
+            return Ok(TableStep::Absent);
+        }
+        let Some(handle) = self.data_block_for(key)? else {
+            return Ok(TableStep::PastLastKey);
+        };
+        let block = self.block(BlockKind::Data, handle)?;
+        let mut entries = Vec::new();
+        self.block_keys(&block, handle, &mut |user_key, trailer| {
+            if user_key == key {
+                entries.push(KeyEntry {
+                    kind: kind(trailer as u8),
+                    sequence: trailer >> 8,
+                });
+            }
+        })?;
+        Ok(TableStep::Read(entries))
+    }
+
+    /// The data block the index points a bytewise-ordered lookup of `key`
+    /// to: the first whose separator is at or past the key (in a two-level
+    /// index, the partition's); `None` past the last. (Under another
+    /// comparer the block found is the bytewise order's.)
+    pub fn data_block_for(&self, key: &[u8]) -> Result<Option<BlockHandle>, Error> {
+        let Some(handle) = self.seek_index(&self.index, self.footer.index.offset, key)? else {
+            return Ok(None);
+        };
+        if !self.props.two_level_index() {
+            return Ok(Some(handle));
+        }
+        let partition = self.block(BlockKind::Index, handle)?;
+        self.seek_index(&partition, handle.offset, key)
+    }
+
+    /// The first entry of an index block at `offset` whose separator is at
+    /// or past user key `key`, bytewise.
+    fn seek_index(
+        &self,
+        block: &[u8],
+        offset: u64,
+        key: &[u8],
+    ) -> Result<Option<BlockHandle>, Error> {
+        let corrupt = |what| Error::CorruptBlock {
+            block: BlockKind::Index,
+            offset,
+            what,
+        };
+        if self.format.columnar() {
+            return super::columnar::seek_index(block, key).map_err(corrupt);
+        }
+        // Row separators are internal keys: one at the key's user key is
+        // at or past a seek's largest tag.
+        let order = |separator: &[u8]| match crate::format::user_key(separator).cmp(key) {
+            Ordering::Equal => Ordering::Greater,
+            other => other,
+        };
+        let mut cursor = self.row_cursor(block, INDEX).map_err(corrupt)?;
+        if !cursor.seek(order).map_err(corrupt)? {
+            return Ok(None);
+        }
+        Ok(Some(
+            cursor.handle().ok_or(corrupt(Corruption::NotAHandle))?,
+        ))
+    }
+
+    /// The largest sequence number of the table's range deletions that
+    /// cover user key `key` (0: none), for a bytewise-ordered table.
+    pub fn covering_tombstone(&self, key: &[u8]) -> Result<u64, Error> {
+        let handle = match self.meta_handle("rocksdb.range_del2")? {
+            Some(handle) => handle,
+            None => return Ok(0),
+        };
+        let mut covering = 0;
+        self.for_each_range_deletion(handle, |start, end, trailer| {
+            if start <= key && key < end {
+                covering = covering.max(trailer >> 8);
+            }
+        })?;
+        Ok(covering)
+    }
+}
+
+/// The kind of Pebble's type byte, as a `Get` takes it.
+fn kind(byte: u8) -> EntryKind {
+    match byte {
+        // SETWITHDEL: a value that also deletes what is below.
+        0x12 => EntryKind::Value,
+        // DELSIZED: a deletion that knows the size it deletes.
+        0x17 => EntryKind::Deletion,
+        0x1 | 0x0 | 0x7 | 0x2 => EntryKind::of(byte),
+        other => EntryKind::Other(other),
+    }
+}

@@ -1,0 +1,29 @@
+//! Pebble's tables (github.com/cockroachdb/pebble: CockroachDB's and
+//! go-ethereum's engine): the format decided from the footer, the filter
+//! (RocksDB's legacy full filter over each key's `Split` prefix) read as
+//! Pebble's reader reads it, checked against the table's keys and asked
+//! as Pebble's `Get` asks it.
+//!
+//! ```no_run
+//! use leveldb_filter::pebble::Table;
+//! let file = leveldb_filter::format::TableFile::open("000005.sst")?;
+//! let table = Table::open(&file)?;
+//! println!("{} {:?}", table.format(), table.check_filter()?);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod blocks;
+mod check;
+mod columnar;
+mod filter;
+mod get;
+mod keys;
+mod props;
+mod split;
+mod table;
+
+pub use filter::{may_contain, FilterAnswer};
+pub use keys::Walk;
+pub use props::Props;
+pub use split::Split;
+pub use table::{PebbleFormat, Table, FILTER_NAME};

@@ -1,0 +1,224 @@
+//! A Pebble table opened as Pebble's `sstable.NewReader` opens it: the
+//! footer decides the format, then the metaindex (every entry), the
+//! properties, the filter (`fullfilter.rocksdb.BuiltinBloomFilter`) and the
+//! top-level index are read and checked.
+
+use std::borrow::Cow;
+
+use super::props::Props;
+use super::split::Split;
+use crate::format::{checked_block, read_block, uncompress, Cursor, Layout, Source};
+use crate::format::{BlockHandle, BlockKind, Compression, Corruption, Field, Footer};
+use crate::format::{PEBBLE_MAGIC, ROCKSDB_MAGIC, TABLE_MAGIC};
+use crate::Error;
+
+/// The metaindex name of Pebble's filter: the only one its reader reads.
+pub const FILTER_NAME: &str = "fullfilter.rocksdb.BuiltinBloomFilter";
+
+/// Pebble's table formats (`sstable.TableFormat`), from the footer's magic
+/// and version; ordered as Pebble orders them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum PebbleFormat {
+    /// `TableFormatLevelDB`: LevelDB's footer.
+    LevelDb,
+    /// `TableFormatRocksDBv2`: RocksDB's footer, format_version 2.
+    RocksDbV2,
+    /// `TableFormatPebblev<n>`: Pebble's magic, version n (1 to 7).
+    Pebble(u32),
+}
+
+impl PebbleFormat {
+    /// The format a footer gives, as Pebble's `ParseTableFormat` decides.
+    pub fn of(footer: &Footer) -> Option<PebbleFormat> {
+        match (footer.magic, footer.format_version) {
+            (TABLE_MAGIC, _) => Some(PebbleFormat::LevelDb),
+            (ROCKSDB_MAGIC, 2) => Some(PebbleFormat::RocksDbV2),
+            (PEBBLE_MAGIC, v @ 1..=7) => Some(PebbleFormat::Pebble(v)),
+            _ => None,
+        }
+    }
+
+    /// Whether data and index blocks are columnar (Pebblev5 and later).
+    pub fn columnar(self) -> bool {
+        self >= PebbleFormat::Pebble(5)
+    }
+
+    /// Whether restart points may carry bit 31, a flag (Pebblev3 and later).
+    fn flagged_restarts(self) -> bool {
+        self >= PebbleFormat::Pebble(3)
+    }
+}
+
+impl std::fmt::Display for PebbleFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PebbleFormat::LevelDb => f.write_str("LevelDB"),
+            PebbleFormat::RocksDbV2 => f.write_str("RocksDBv2"),
+            PebbleFormat::Pebble(v) => write!(f, "Pebblev{v}"),
+        }
+    }
+}
+
+/// A Pebble table: footer, metaindex, properties, filter and top-level
+/// index, read and checked. `Send + Sync`: it holds no cache.
+#[derive(Clone, Debug)]
+pub struct Table<'a> {
+    pub(super) file: Source<'a>,
+    pub(super) footer: Footer,
+    pub(super) format: PebbleFormat,
+    pub(super) metaindex: Vec<(Vec<u8>, Vec<u8>)>,
+    pub(super) props: Props,
+    /// The filter block, where the metaindex names one; its error kept, as a
+    /// filter that does not read rules nothing out.
+    pub(super) filter: Option<(BlockHandle, Result<&'a [u8], Error>)>,
+    pub(super) index: Cow<'a, [u8]>,
+}
+
+impl<'a> Table<'a> {
+    /// Opens a table of any of Pebble's formats (its own magic, RocksDB's
+    /// of format_version 2, LevelDB's).
+    pub fn open(file: impl Into<Source<'a>>) -> Result<Table<'a>, Error> {
+        let file = file.into();
+        let footer = Footer::read_last(file)?;
+        let format = PebbleFormat::of(&footer).ok_or(Error::Unsupported {
+            what: Field::PebbleFormatVersion,
+            found: u64::from(footer.format_version),
+        })?;
+        let meta_block = read_block(file, &footer, BlockKind::Metaindex, footer.metaindex)?;
+        let metaindex = super::blocks::key_values(meta_block, format >= PebbleFormat::Pebble(6))
+            .map_err(|what| Error::CorruptBlock {
+                block: BlockKind::Metaindex,
+                offset: footer.metaindex.offset,
+                what,
+            })?;
+        let mut table = Table {
+            file,
+            footer,
+            format,
+            metaindex,
+            props: Props::default(),
+            filter: None,
+            index: Cow::Borrowed(&[]),
+        };
+        if let Some(handle) = table.meta_handle("rocksdb.properties")? {
+            let block = table.block(BlockKind::Properties, handle)?;
+            let entries = super::blocks::key_values(&block, format >= PebbleFormat::Pebble(7))
+                .map_err(|what| Error::CorruptBlock {
+                    block: BlockKind::Properties,
+                    offset: handle.offset,
+                    what,
+                })?;
+            table.props = Props { entries };
+        }
+        if let Some(handle) = table.meta_handle(FILTER_NAME)? {
+            table.filter = Some((handle, read_block(file, &footer, BlockKind::Filter, handle)));
+        }
+        table.index = table.block(BlockKind::Index, footer.index)?;
+        Ok(table)
+    }
+
+    /// The handle a metaindex entry names (`None`: no such entry).
+    pub(super) fn meta_handle(&self, name: &str) -> Result<Option<BlockHandle>, Error> {
+        let Some(value) = self.meta(name) else {
+            return Ok(None);
+        };
+        // `pebble.value_index` adds three length bytes after its handle.
+        match BlockHandle::decode(value) {
+            Some((handle, _)) => Ok(Some(handle)),
+            None => Err(Error::CorruptBlock {
+                block: BlockKind::Metaindex,
+                offset: self.footer.metaindex.offset,
+                what: Corruption::NotAHandle,
+            }),
+        }
+    }
+
+    /// The value of metaindex entry `name`.
+    pub fn meta(&self, name: &str) -> Option<&[u8]> {
+        self.metaindex
+            .iter()
+            .find(|(n, _)| n == name.as_bytes())
+            .map(|(_, v)| &v[..])
+    }
+
+    /// The metaindex's entries: name, value (a block handle, for most).
+    pub fn metaindex(&self) -> &[(Vec<u8>, Vec<u8>)] {
+        &self.metaindex
+    }
+
+    /// The footer.
+    pub fn footer(&self) -> &Footer {
+        &self.footer
+    }
+
+    /// The table's format.
+    pub fn format(&self) -> PebbleFormat {
+        self.format
+    }
+
+    /// The properties.
+    pub fn props(&self) -> &Props {
+        &self.props
+    }
+
+    /// The split the comparer's name gives (`None`: a comparer this crate
+    /// does not know, or none named).
+    pub fn split(&self) -> Option<Split> {
+        Split::of(&self.props.comparer()?)
+    }
+
+    /// The filter block: its handle, and its bytes or why they do not read;
+    /// `None` where the table has no Bloom filter Pebble reads.
+    pub fn filter(&self) -> Option<(BlockHandle, Result<&'a [u8], &Error>)> {
+        self.filter
+            .as_ref()
+            .map(|(handle, bytes)| (*handle, bytes.as_ref().copied()))
+    }
+
+    /// Bytes held beyond the file's kept blocks: the top-level index, where
+    /// it was uncompressed.
+    pub fn held_bytes(&self) -> u64 {
+        match &self.index {
+            Cow::Owned(index) => index.len() as u64,
+            Cow::Borrowed(_) => 0,
+        }
+    }
+
+    /// A block's contents, checksum checked and uncompressed as Pebble
+    /// compresses them (Snappy, Zstandard; MinLZ from Pebblev6).
+    pub(super) fn block(
+        &self,
+        kind: BlockKind,
+        handle: BlockHandle,
+    ) -> Result<Cow<'a, [u8]>, Error> {
+        let (contents, type_byte) = checked_block(self.file, &self.footer, kind, handle)?;
+        match type_byte {
+            // Zstandard's blocks carry their size first, as RocksDB's from
+            // format_version 2.
+            0 | 1 | 7 => {
+                let (_, contents) =
+                    uncompress(self.file.len(), kind, handle, contents, (type_byte, 2), &[])?;
+                Ok(contents)
+            }
+            8 if self.format >= PebbleFormat::Pebble(6) => Err(Error::UnsupportedCompression {
+                block: kind,
+                offset: handle.offset,
+                compression: Compression::MinLz,
+            }),
+            _ => Err(Error::Unsupported {
+                what: Field::CompressionType,
+                found: u64::from(type_byte),
+            }),
+        }
+    }
+
+    /// A cursor over a row block (Pebblev4 and before), bit 31 of its
+    /// restart points masked where Pebble sets it.
+    pub(super) fn row_cursor<'b>(
+        &self,
+        block: &'b [u8],
+        layout: Layout,
+    ) -> Result<Cursor<'b>, Corruption> {
+        Ok(Cursor::new(block, layout)?.flagged_restarts(self.format.flagged_restarts()))
+    }
+}
