@@ -35,12 +35,12 @@ pub enum TableFormat {
         /// The footer's format_version.
         format_version: u32,
     },
-    /// A table in one of Pebble's own formats (Pebble's magic): Pebblev1
-    /// to Pebblev7. (Pebble's LevelDB and RocksDBv2 formats are LevelDB's
-    /// and RocksDB's tables, and read as theirs.)
+    /// A table Pebble wrote: its own magic (Pebblev1 to Pebblev7), or
+    /// LevelDB's or RocksDB's (format_version 2) where the properties say
+    /// Pebble ([`pebble::is_pebbles`]).
     Pebble {
-        /// The footer's version: n for Pebblev<n>.
-        version: u32,
+        /// Which of Pebble's table formats.
+        format: pebble::PebbleFormat,
     },
 }
 
@@ -63,23 +63,36 @@ impl TableFormat {
     }
 }
 
-/// The format of `file`, and behind LevelDB's magic the RocksDB table
-/// opened to tell (so that it is not opened twice). LevelDB's magic is
-/// RocksDB's where RocksDB's reader opens the file and finds a full or
-/// partitioned filter named in its metaindex; else (a LevelDB filter, none,
-/// or a file RocksDB's reader does not open) LevelDB's.
+/// The format of `file`, and behind LevelDB's magic (or RocksDB's of
+/// format_version 2) the RocksDB table opened to tell (so that it is not
+/// opened twice). Either is Pebble's where its properties say so; LevelDB's
+/// magic is RocksDB's where RocksDB's reader opens the file and finds a
+/// full or partitioned filter named in its metaindex; else (a LevelDB
+/// filter, none, or a file RocksDB's reader does not open) LevelDB's.
 fn sniff(file: Source<'_>) -> Result<(TableFormat, Option<rocksdb::Table<'_>>), Error> {
     let footer = Footer::read_last(file)?;
     Ok(match footer.magic {
+        ROCKSDB_MAGIC if footer.format_version == 2 => match rocksdb::Table::open(file) {
+            Ok(table) if pebble::is_pebbles(&table) => {
+                let format = pebble::PebbleFormat::RocksDbV2;
+                (TableFormat::Pebble { format }, None)
+            }
+            Ok(table) => (TableFormat::RocksDb { format_version: 2 }, Some(table)),
+            Err(_) => (TableFormat::RocksDb { format_version: 2 }, None),
+        },
         ROCKSDB_MAGIC => {
             let format_version = footer.format_version;
             (TableFormat::RocksDb { format_version }, None)
         }
         PEBBLE_MAGIC => {
-            let version = footer.format_version;
-            (TableFormat::Pebble { version }, None)
+            let format = pebble::PebbleFormat::Pebble(footer.format_version);
+            (TableFormat::Pebble { format }, None)
         }
         TABLE_MAGIC => match rocksdb::Table::open(file) {
+            Ok(table) if pebble::is_pebbles(&table) => {
+                let format = pebble::PebbleFormat::LevelDb;
+                (TableFormat::Pebble { format }, None)
+            }
             Ok(table) if table.names_full_filter() => {
                 (TableFormat::RocksDb { format_version: 0 }, Some(table))
             }
@@ -153,7 +166,7 @@ impl<'a> AnyTable<'a> {
                 format_version: table.footer().format_version,
             },
             AnyTable::Pebble(table) => TableFormat::Pebble {
-                version: table.footer().format_version,
+                format: table.format(),
             },
         }
     }

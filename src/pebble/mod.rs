@@ -27,3 +27,15 @@ pub use keys::Walk;
 pub use props::Props;
 pub use split::Split;
 pub use table::{PebbleFormat, Table, FILTER_NAME};
+
+/// Whether a table of LevelDB's or RocksDB's footer (Pebble's LevelDB and
+/// RocksDBv2 formats, which go-ethereum's databases hold) is Pebble's: its
+/// merger is one of Pebble's (`pebble.concatenate`, Pebble's default), or
+/// its prefix extractor is named for its comparer (Pebble v1's record of
+/// a comparer's `Split`), which neither LevelDB nor RocksDB writes.
+pub fn is_pebbles(table: &crate::rocksdb::Table<'_>) -> bool {
+    let merger = table.property("rocksdb.merge.operator");
+    let comparer = table.comparator();
+    merger.is_some_and(|m| m.starts_with(b"pebble."))
+        || comparer.is_some_and(|c| table.property("rocksdb.prefix.extractor.name") == Some(c))
+}
