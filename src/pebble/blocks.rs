@@ -4,13 +4,13 @@
 
 use crate::format::{Corruption, Cursor, Layout};
 
+/// A name and its value, as a block stores them.
+pub(super) type Named = (Vec<u8>, Vec<u8>);
+
 /// Every entry of a name-to-value block, in its order (Pebble v1's
 /// metaindex is not always sorted: `pebble.value_index` comes before
 /// `pebble.range_key`, and Pebble's reader reads every entry).
-pub(super) fn key_values(
-    block: &[u8],
-    columnar: bool,
-) -> Result<Vec<(Vec<u8>, Vec<u8>)>, Corruption> {
+pub(super) fn key_values(block: &[u8], columnar: bool) -> Result<Vec<Named>, Corruption> {
     if columnar {
         return super::columnar::key_values(block);
     }

@@ -3,7 +3,7 @@
 
 use crate::format::{BlockHandle, Corruption};
 
-pub(super) fn key_values(_block: &[u8]) -> Result<Vec<(Vec<u8>, Vec<u8>)>, Corruption> {
+pub(super) fn key_values(_block: &[u8]) -> Result<Vec<super::blocks::Named>, Corruption> {
     Err(Corruption::MalformedEntry)
 }
 

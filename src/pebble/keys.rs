@@ -2,8 +2,6 @@
 //! to each data block, each data block's keys walked, as the writer added
 //! them to the filter.
 
-use std::borrow::Cow;
-
 use super::Table;
 use crate::format::{BlockHandle, BlockKind, Corruption, Layout};
 use crate::Error;
@@ -43,7 +41,7 @@ impl<'a> Table<'a> {
     }
 
     /// The handles of an index block (or partition) at `offset`.
-    fn index_handles(&self, block: &Cow<'_, [u8]>, offset: u64) -> Result<Vec<BlockHandle>, Error> {
+    fn index_handles(&self, block: &[u8], offset: u64) -> Result<Vec<BlockHandle>, Error> {
         let corrupt = |what| Error::CorruptBlock {
             block: BlockKind::Index,
             offset,
