@@ -149,6 +149,7 @@ pub mod format;
 mod hash;
 mod internal_key;
 pub mod leveldb;
+mod pebble;
 pub mod rocksdb;
 #[cfg(feature = "rusty-leveldb")]
 pub mod rusty;

@@ -1,0 +1,2 @@
+//! Pebble's table files (CockroachDB's storage engine, in Go).
+pub(crate) mod colblk;
