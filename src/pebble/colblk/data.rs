@@ -449,3 +449,42 @@ impl<'b> DataRows<'b> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `crdb1` row's version as Pebble puts it back, and the rows no
+    /// writer makes.
+    #[test]
+    fn cockroach_versions() {
+        let key = |wall, logical, untyped: &[u8]| {
+            let mut key = b"roach".to_vec();
+            cockroach_version(Some(wall), Some(logical), Some(untyped)).map(|v| {
+                v.append_to(&mut key);
+                assert_eq!(key.len(), 5 + v.len());
+                key
+            })
+        };
+        assert_eq!(key(0, 0, b""), Ok(b"roach".to_vec()));
+        assert_eq!(key(0, 0, b"lock"), Ok(b"roachlock\x05".to_vec()));
+        assert_eq!(
+            key(0x0102, 0, b""),
+            Ok(b"roach\0\0\0\0\0\0\x01\x02\x09".to_vec())
+        );
+        assert_eq!(
+            key(0, 7, b""),
+            Ok(b"roach\0\0\0\0\0\0\0\0\0\0\0\x07\x0d".to_vec())
+        );
+        let wrong = Err(Corruption::ColumnarCockroachVersion);
+        assert_eq!(key(0, 1 << 32, b""), wrong);
+        assert_eq!(key(1, 0, b"lock"), wrong);
+        assert_eq!(key(0, 1, b"lock"), wrong);
+        assert_eq!(key(0, 0, &[7; 255]), wrong);
+        assert_eq!(key(0, 0, &[7; 254]).map(|k| k[k.len() - 1]), Ok(255));
+        assert_eq!(
+            cockroach_version(None, Some(0), Some(b"")).err(),
+            Some(Corruption::ColumnarRowCount)
+        );
+    }
+}
