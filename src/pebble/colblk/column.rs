@@ -57,6 +57,7 @@ impl<'b> Column<'b> {
     /// Skips the padding up to the next multiple of `to` (a power of two)
     /// from the block's start.
     pub(crate) fn align(&mut self, to: usize) -> Result<(), Corruption> {
+        debug_assert!(to.is_power_of_two());
         let padding = self.pos.wrapping_neg() & (to - 1);
         if self.take(padding)?.iter().any(|&b| b != 0) {
             return Err(Corruption::ColumnarPadding);

@@ -122,11 +122,6 @@ impl<'b> ColumnarBlock<'b> {
         Ok(parsed)
     }
 
-    /// The block's bytes, all of them.
-    pub(crate) fn bytes(&self) -> &'b [u8] {
-        self.block
-    }
-
     /// The header of the block's kind, before the columnar header.
     pub(crate) fn custom_header(&self) -> &'b [u8] {
         &self.block[..self.custom_len]

@@ -21,11 +21,12 @@
 //! slice i                 data[offset i .. offset i+1]
 //! ```
 //!
-//! Row r is the shared prefix, its bundle's prefix and its suffix; where
-//! the suffix is empty and r is not its bundle's first row, the row repeats
-//! the nearest row before it in the bundle whose suffix is not empty (or
-//! has none past the bundle prefix). A column of no rows has no bytes (Pebble
-//! never writes one, and its reader refuses it).
+//! Row r is the shared prefix, its bundle's prefix and its suffix. An empty
+//! suffix past a bundle's first row means "the same as the row before": the
+//! row takes the nearest suffix before it in the bundle that is not empty
+//! (none where all are, leaving the two prefixes alone). A column of one
+//! row stores the whole key as the shared prefix. A column of no rows has
+//! no bytes (Pebble never writes one, and its reader refuses it).
 //!
 //! A shift of 32 or more makes one bundle of every row, as in Pebble, whose
 //! shifts of a 32-bit row number by that much give 0.
