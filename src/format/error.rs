@@ -339,6 +339,48 @@ pub enum Corruption {
     UnexpectedSeparatedValues,
     /// A value outside its block's values section.
     ValuePastValues,
+    /// A Pebble columnar block shorter than its header.
+    ColumnarTruncatedHeader,
+    /// A Pebble columnar block of a version other than 1.
+    ColumnarVersion,
+    /// A Pebble columnar block whose column count or column types are not
+    /// those of its kind.
+    ColumnarSchema,
+    /// A column of a Pebble columnar block that starts inside the header,
+    /// before the column before it, or past the block.
+    ColumnarColumnOffset,
+    /// A column of a Pebble columnar block whose data does not end where
+    /// the next column starts.
+    ColumnarColumnLength,
+    /// A Pebble columnar block with more rows than its bytes can hold.
+    ColumnarRowCount,
+    /// A Pebble integer column whose encoding byte is not a width of 0, 1,
+    /// 2, 4 or 8 bytes (8 without a base).
+    ColumnarUintEncoding,
+    /// A Pebble bytes column whose offsets have a base, are 8 bytes wide, or
+    /// go backwards.
+    ColumnarOffsets,
+    /// A Pebble bitmap whose encoding byte is not 0 or 1.
+    ColumnarBitmapEncoding,
+    /// A Pebble bitmap whose summary disagrees with its words, or with bits
+    /// set past its rows.
+    ColumnarBitmapSummary,
+    /// Padding in a Pebble columnar block that is not zero.
+    ColumnarPadding,
+    /// A key of a Pebble columnar data block longer than the block's
+    /// maximum key length.
+    ColumnarKeyTooLong,
+    /// A Pebble columnar data block without rows.
+    ColumnarNoRows,
+    /// A value of a Pebble columnar data block marked external but without
+    /// its value prefix byte.
+    ColumnarExternalValue,
+    /// A row of a Pebble `crdb1` data block whose version columns disagree.
+    ColumnarCockroachVersion,
+    /// A Pebble keyspan block whose boundary key indices do not rise from 0
+    /// to its key count, or leave a span without keys first, last or beside
+    /// another.
+    ColumnarKeyspanIndices,
 }
 
 impl fmt::Display for Corruption {
@@ -386,6 +428,40 @@ impl fmt::Display for Corruption {
                 "separated keys and values where there is no data block restart interval"
             }
             Corruption::ValuePastValues => "a value outside the block's values section",
+            Corruption::ColumnarTruncatedHeader => "columnar block shorter than its header",
+            Corruption::ColumnarVersion => "columnar block of a version other than 1",
+            Corruption::ColumnarSchema => {
+                "columnar block whose columns are not those of its kind (count or types)"
+            }
+            Corruption::ColumnarColumnOffset => {
+                "a column starts inside the header, before the column before it, or past the block"
+            }
+            Corruption::ColumnarColumnLength => {
+                "a column's data does not end where the next column starts"
+            }
+            Corruption::ColumnarRowCount => "more rows than the columnar block can hold",
+            Corruption::ColumnarUintEncoding => {
+                "an integer column's encoding is not a width of 0, 1, 2, 4 or 8 bytes (8 without a base)"
+            }
+            Corruption::ColumnarOffsets => {
+                "a bytes column's offsets have a base, are 8 bytes wide, or go backwards"
+            }
+            Corruption::ColumnarBitmapEncoding => "a bitmap's encoding is not 0 or 1",
+            Corruption::ColumnarBitmapSummary => {
+                "a bitmap's summary disagrees with its words, or bits are set past its rows"
+            }
+            Corruption::ColumnarPadding => "padding in a columnar block is not zero",
+            Corruption::ColumnarKeyTooLong => "a key longer than the block's maximum key length",
+            Corruption::ColumnarNoRows => "a columnar data block without rows",
+            Corruption::ColumnarExternalValue => {
+                "an external value without its value prefix byte"
+            }
+            Corruption::ColumnarCockroachVersion => {
+                "a crdb1 row whose version columns disagree (an untyped version beside an MVCC time, a logical time past 32 bits, or an untyped version of 255 bytes or more)"
+            }
+            Corruption::ColumnarKeyspanIndices => {
+                "keyspan boundary indices that do not rise from 0 to the key count, or leave a span without keys first, last or beside another"
+            }
         })
     }
 }

@@ -14,6 +14,7 @@
 
 mod blocks;
 mod check;
+pub(crate) mod colblk;
 mod columnar;
 mod filter;
 mod get;
