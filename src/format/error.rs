@@ -115,6 +115,14 @@ pub enum Error {
         /// The comparator's name.
         name: String,
     },
+    /// A Pebble table's columnar data blocks are laid out by a key schema
+    /// this crate does not read (its property `pebble.colblk.schema`; empty
+    /// where it names none): only that schema's code can put its keys
+    /// together.
+    UnknownKeySchema {
+        /// The schema's name.
+        name: String,
+    },
     /// A block compressed by a custom compression manager (a type byte of
     /// 0x80 and up, format_version 7 and later), which only that manager's
     /// code can read.
@@ -205,6 +213,10 @@ impl fmt::Display for Error {
                 f,
                 "keys ordered by comparator {name:?}, whose order only its own code knows (known: {})",
                 crate::format::KNOWN_COMPARATORS
+            ),
+            Error::UnknownKeySchema { ref name } => write!(
+                f,
+                "columnar data blocks under key schema {name:?}, whose layout only its own code knows (known: DefaultKeySchema(...), crdb1)"
             ),
             Error::CustomCompression {
                 block,

@@ -15,21 +15,35 @@ const MAX_BITS_PER_KEY: u32 = 1000;
 impl Table<'_> {
     /// Checks the filter against the table's keys. Errors are the table's
     /// (a data or index block that does not read); a filter block that does
-    /// not read is a [`FilterCheck::Mismatch`]. A table whose comparer this
-    /// crate does not know is [`Verdict::NotChecked`]: its `Split` is its
-    /// own code's.
+    /// not read is a [`FilterCheck::Mismatch`]. A row-block table whose
+    /// comparer this crate does not know is [`Verdict::NotChecked`]: its
+    /// `Split` is its own code's (a columnar table's blocks store each key's
+    /// prefix, unless its key schema is unknown).
     pub fn check_filter(&self) -> Result<Verdict, crate::Error> {
         let Some((_, filter)) = self.filter() else {
             return Ok(Verdict::NoFilter);
         };
-        let Some(split) = self.split() else {
+        // Columnar blocks store each key's prefix; row blocks need the
+        // comparer's Split.
+        let split = self.split();
+        if split.is_none() && !self.format.columnar() {
             return Ok(Verdict::NotChecked {
                 why: "the comparer's Split is its own code's: a comparer this crate does not know",
             });
-        };
+        }
+        if self.format.columnar() && self.key_schema().is_err() {
+            return Ok(Verdict::NotChecked {
+                why: "the key schema's layout is its own code's: a key schema this crate does not know",
+            });
+        }
         let mut hashes = Vec::new();
-        self.for_each_key(|user_key, _| {
-            let h = legacy_hash(split.prefix(user_key));
+        self.for_each_entry(|user_key, prefix, _| {
+            let prefix = match (prefix, split) {
+                (Some(prefix), _) => prefix,
+                (None, Some(split)) => split.prefix(user_key),
+                (None, None) => user_key,
+            };
+            let h = legacy_hash(prefix);
             if hashes.last() != Some(&h) {
                 hashes.push(h);
             }

@@ -1,28 +1,69 @@
-//! Pebble's columnar blocks (Pebblev5 and later) as the table reader
-//! needs them. Not read yet: every call is an error.
+//! Pebble's columnar blocks (Pebblev5 and later, [`colblk`](super::colblk))
+//! as the table reader walks and seeks them.
 
+use super::blocks::Named;
+use super::colblk::{DataBlock, IndexBlock, KeySchema, KeyValueBlock, KeyspanBlock};
 use crate::format::{BlockHandle, Corruption};
 
-pub(super) fn key_values(_block: &[u8]) -> Result<Vec<super::blocks::Named>, Corruption> {
-    Err(Corruption::MalformedEntry)
+/// Every entry of a key-value block (the metaindex from Pebblev6, the
+/// properties from Pebblev7).
+pub(super) fn key_values(block: &[u8]) -> Result<Vec<Named>, Corruption> {
+    let block = KeyValueBlock::parse(block)?;
+    Ok(block.iter().map(|(k, v)| (k.to_vec(), v.to_vec())).collect())
 }
 
-pub(super) fn index_handles(_block: &[u8]) -> Result<Vec<BlockHandle>, Corruption> {
-    Err(Corruption::MalformedEntry)
+/// The handles of an index block (either level), in order.
+pub(super) fn index_handles(block: &[u8]) -> Result<Vec<BlockHandle>, Corruption> {
+    Ok(IndexBlock::parse(block)?.iter().map(|e| e.handle).collect())
 }
 
-pub(super) fn seek_index(_block: &[u8], _key: &[u8]) -> Result<Option<BlockHandle>, Corruption> {
-    Err(Corruption::MalformedEntry)
+/// The first entry of an index block whose separator (a user key) is at or
+/// past `key`, bytewise, by binary search: `None` past the last.
+pub(super) fn seek_index(block: &[u8], key: &[u8]) -> Result<Option<BlockHandle>, Corruption> {
+    let index = IndexBlock::parse(block)?;
+    // Rows below `lo` are below the key; rows at `hi` and past are not.
+    let (mut lo, mut hi) = (0, index.len());
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        let entry = index.get(mid).ok_or(Corruption::MalformedIndexEntry)?;
+        match entry.separator < key {
+            true => lo = mid + 1,
+            false => hi = mid,
+        }
+    }
+    Ok(index.get(lo).map(|e| e.handle))
 }
 
+/// Calls `each` with every row of a data block under `schema`: its user
+/// key, its prefix (the filter's key) and its trailer. Returns the rows.
 pub(super) fn data_keys(
-    _block: &[u8],
-    _schema: Option<&str>,
-    _each: impl FnMut(&[u8], u64),
+    block: &[u8],
+    schema: KeySchema,
+    mut each: impl FnMut(&[u8], &[u8], u64),
 ) -> Result<u64, Corruption> {
-    Err(Corruption::MalformedEntry)
+    let block = DataBlock::parse(block, schema)?;
+    let mut rows = block.iter();
+    let mut count = 0;
+    while let Some(row) = rows.next() {
+        each(row.user_key, row.prefix, row.trailer);
+        count += 1;
+    }
+    // A row that does not decode ends the walk early.
+    match count == block.rows() as u64 {
+        true => Ok(count),
+        false => Err(Corruption::MalformedEntry),
+    }
 }
 
-pub(super) fn spans(_block: &[u8], _each: impl FnMut(&[u8], &[u8], u64)) -> Result<(), Corruption> {
-    Err(Corruption::MalformedEntry)
+/// Calls `each` with every key of every span of a keyspan block: the span's
+/// start and end user keys and the key's trailer.
+pub(super) fn spans(block: &[u8], mut each: impl FnMut(&[u8], &[u8], u64)) -> Result<(), Corruption> {
+    let block = KeyspanBlock::parse(block)?;
+    for span in block.spans() {
+        for i in span.keys.clone() {
+            let key = block.key(i).ok_or(Corruption::MalformedEntry)?;
+            each(span.start, span.end, key.trailer);
+        }
+    }
+    Ok(())
 }

@@ -61,7 +61,7 @@ impl Table<'_> {
         };
         let block = self.block(BlockKind::Data, handle)?;
         let mut entries = Vec::new();
-        self.block_keys(&block, handle, &mut |user_key, trailer| {
+        self.block_keys(&block, handle, &mut |user_key, _, trailer| {
             if user_key == key {
                 entries.push(KeyEntry {
                     kind: kind(trailer as u8),

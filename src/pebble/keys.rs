@@ -2,6 +2,7 @@
 //! to each data block, each data block's keys walked, as the writer added
 //! them to the filter.
 
+use super::colblk::KeySchema;
 use super::Table;
 use crate::format::{BlockHandle, BlockKind, Corruption, Layout};
 use crate::Error;
@@ -62,10 +63,19 @@ impl<'a> Table<'a> {
 
     /// Calls `each` with every point key of the table's data blocks, in
     /// order: its user key and its trailer (sequence number << 8 | kind,
-    /// the kind without Pebblev4's obsolete bit), and for columnar blocks
-    /// the key's prefix as the key schema stores it. Returns the number of
+    /// the kind without Pebblev4's obsolete bit). Returns the number of
     /// keys.
     pub fn for_each_key(&self, mut each: impl FnMut(&[u8], u64)) -> Result<u64, Error> {
+        self.for_each_entry(|key, _, trailer| each(key, trailer))
+    }
+
+    /// As [`Table::for_each_key`], with each key's prefix where the block
+    /// stores it (columnar blocks: the key schema's prefix, the filter's
+    /// key).
+    pub(super) fn for_each_entry(
+        &self,
+        mut each: impl FnMut(&[u8], Option<&[u8]>, u64),
+    ) -> Result<u64, Error> {
         let mut count = 0;
         self.for_each_data_handle(|handle| {
             let block = self.block(BlockKind::Data, handle)?;
@@ -75,12 +85,12 @@ impl<'a> Table<'a> {
         Ok(count)
     }
 
-    /// The point keys of one data block, as [`Table::for_each_key`].
+    /// The point keys of one data block, as [`Table::for_each_entry`].
     pub(super) fn block_keys(
         &self,
         block: &[u8],
         handle: BlockHandle,
-        each: &mut impl FnMut(&[u8], u64),
+        each: &mut impl FnMut(&[u8], Option<&[u8]>, u64),
     ) -> Result<u64, Error> {
         let corrupt = |what| Error::CorruptBlock {
             block: BlockKind::Data,
@@ -88,9 +98,9 @@ impl<'a> Table<'a> {
             what,
         };
         if self.format.columnar() {
-            let schema = self.props.key_schema();
-            return super::columnar::data_keys(block, schema.as_deref(), |key, trailer| {
-                each(key, trailer & !OBSOLETE)
+            let schema = self.key_schema()?;
+            return super::columnar::data_keys(block, schema, |key, prefix, trailer| {
+                each(key, Some(prefix), trailer & !OBSOLETE)
             })
             .map_err(corrupt);
         }
@@ -104,11 +114,18 @@ impl<'a> Table<'a> {
                 .checked_sub(8)
                 .ok_or(corrupt(Corruption::KeyShorterThanTag))?;
             let trailer = u64::from_le_bytes(key[at..].try_into().expect("8 bytes"));
-            each(&key[..at], trailer & !OBSOLETE);
+            each(&key[..at], None, trailer & !OBSOLETE);
             count += 1;
             more = cursor.advance().map_err(corrupt)?;
         }
         Ok(count)
+    }
+
+    /// The key schema of a columnar table's data blocks, by the name its
+    /// properties give.
+    pub(super) fn key_schema(&self) -> Result<KeySchema, Error> {
+        let name = self.props.key_schema().unwrap_or_default();
+        KeySchema::from_name(&name).map_err(|_| Error::UnknownKeySchema { name })
     }
 }
 
@@ -133,7 +150,7 @@ impl Table<'_> {
         self.for_each_data_handle(|handle| {
             walk.data_blocks += 1;
             let block = self.block(BlockKind::Data, handle)?;
-            walk.keys += self.block_keys(&block, handle, &mut |key, _| {
+            walk.keys += self.block_keys(&block, handle, &mut |key, _, _| {
                 if first.is_none() {
                     first = Some(key.to_vec());
                 }
