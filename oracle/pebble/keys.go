@@ -375,9 +375,8 @@ type keyGen struct {
 	cf cmpFuncs
 	// stems shared by many keys so that keys have common prefixes.
 	stems [][]byte
-	// minPrefix is the shortest prefix: 1 for columnar tables (Pebble's
-	// PrefixBytes columns hold non-empty prefixes only) and for CockroachDB
-	// keys, else 0.
+	// minPrefix is the shortest prefix: 1 for Pebble v2's tables (see
+	// keyOpts.nonEmpty) and for CockroachDB keys, else 0.
 	minPrefix int
 }
 
@@ -691,7 +690,10 @@ type keyOpts struct {
 	rangeKeys   bool // range keys allowed (Pebblev2+)
 	rangeDels   bool
 	largeValues bool // some values of a few KiB
-	columnar    bool // Pebblev5+: no empty prefixes
+	// nonEmpty: no empty prefixes (nor keys). Pebble v2 asserts keys
+	// passed to Separator are not empty (its DefaultComparer panics on
+	// one) and its columnar PrefixBytes columns hold non-empty prefixes.
+	nonEmpty bool
 }
 
 func randValue(r *rand.Rand, large bool) []byte {
@@ -719,7 +721,7 @@ func randValue(r *rand.Rand, large bool) []byte {
 // makeTableKeys builds a table's keys, spans and probes.
 func makeTableKeys(r *rand.Rand, cf cmpFuncs, o keyOpts) *tableKeys {
 	g := newKeyGen(r, cf)
-	if o.columnar || cf.kind == cmpCockroach {
+	if o.nonEmpty || cf.kind == cmpCockroach {
 		g.minPrefix = 1
 	}
 	t := &tableKeys{cf: cf, written: map[string]bool{}}

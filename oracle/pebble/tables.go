@@ -307,7 +307,7 @@ func specKeys(version string, f int, nKeys int, large bool) keyOpts {
 		rangeKeys:   f >= fmtPebblev2,
 		rangeDels:   true,
 		largeValues: large,
-		columnar:    f >= fmtPebblev5,
+		nonEmpty:    version == v2Version,
 	}
 }
 
@@ -370,7 +370,7 @@ func planTables(seed uint64, all bool) []tableSpec {
 						checksum:    []string{"crc32c", "xxhash64"}[r.IntN(2)],
 						tiny:        r.IntN(3) == 0,
 					}
-					n := 100 + r.IntN(1900)
+					n := 100 + r.IntN(1100)
 					s.keys = specKeys(vf.version, f, n, r.IntN(3) == 0)
 					specs = append(specs, s)
 				}
@@ -385,7 +385,7 @@ func planTables(seed uint64, all bool) []tableSpec {
 		// No point keys: only range deletions and (v2+) range keys.
 		s := base
 		s.bitsPerKey = 10
-		s.keys = keyOpts{rangeDels: true, rangeKeys: f >= fmtPebblev2, columnar: f >= fmtPebblev5}
+		s.keys = keyOpts{rangeDels: true, rangeKeys: f >= fmtPebblev2, nonEmpty: version == v2Version}
 		s.name = fmt.Sprintf("%s-%s-nopoints", vshort(version), tag)
 		s.note = "no point keys: range deletions and range keys only"
 		specs = append(specs, s)
@@ -400,7 +400,7 @@ func planTables(seed uint64, all bool) []tableSpec {
 		// A single key.
 		s = base
 		s.bitsPerKey = 10
-		s.keys = keyOpts{userKeys: 1, columnar: f >= fmtPebblev5}
+		s.keys = keyOpts{userKeys: 1, nonEmpty: version == v2Version}
 		s.name = fmt.Sprintf("%s-%s-singlekey", vshort(version), tag)
 		s.note = "one point key"
 		specs = append(specs, s)
