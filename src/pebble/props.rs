@@ -52,9 +52,11 @@ impl Props {
             .is_some_and(|v| v == [2, 0, 0, 0])
     }
 
-    /// `rocksdb.num.entries`: the point keys (of every kind) in the data
-    /// blocks.
+    /// The point keys (of every kind) in the data blocks:
+    /// `rocksdb.num.entries`, which counts range deletions too, less
+    /// `rocksdb.num.range-deletions`.
     pub fn point_keys(&self) -> Option<u64> {
-        self.number("rocksdb.num.entries")
+        let deletions = self.number("rocksdb.num.range-deletions").unwrap_or(0);
+        Some(self.number("rocksdb.num.entries")?.saturating_sub(deletions))
     }
 }

@@ -74,7 +74,8 @@ pub fn rocksdb_tables() -> Vec<(String, Vec<u8>, Vec<Answer>)> {
     tables
 }
 
-/// The RocksDB tables of `dir` (and their answers), by name.
+/// The tables of `dir` (and their answers: RocksDB's and Pebble's
+/// oracles write them alike), by name.
 pub fn rocksdb_tables_in(dir: &Path) -> Vec<(String, Vec<u8>, Vec<Answer>)> {
     let mut out = Vec::new();
     let mut names: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -100,6 +101,57 @@ pub fn rocksdb_tables_in(dir: &Path) -> Vec<(String, Vec<u8>, Vec<Answer>)> {
         out.push((name, bytes, keys));
     }
     out
+}
+
+/// Pebble's golden tables (v1.1.5 and v2.1.7), or the directory
+/// `PEBBLE_TABLES` names (CI makes a fresh one from another seed).
+pub fn pebble_dir() -> PathBuf {
+    std::env::var_os("PEBBLE_TABLES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| testdata().join("pebble"))
+}
+
+/// A table Pebble wrote: its name, bytes, its entry of `tables.json` (how
+/// Pebble wrote it) and its keys with Pebble's own filter answers.
+pub struct PebbleTable {
+    /// The file's name without `.sst`.
+    pub name: String,
+    /// The file.
+    pub bytes: Vec<u8>,
+    /// Its entry in `tables.json`.
+    pub spec: serde_json::Value,
+    /// Its probe keys and Pebble's answers.
+    pub answers: Vec<Answer>,
+}
+
+/// Every table of [`pebble_dir`], in `tables.json`'s order.
+pub fn pebble_tables() -> Vec<PebbleTable> {
+    let dir = pebble_dir();
+    let json = std::fs::read_to_string(dir.join("tables.json")).expect("tables.json");
+    let json: serde_json::Value = serde_json::from_str(&json).expect("tables.json parses");
+    let mut answered: std::collections::HashMap<String, (Vec<u8>, Vec<Answer>)> =
+        rocksdb_tables_in(&dir)
+            .into_iter()
+            .map(|(name, bytes, answers)| (name, (bytes, answers)))
+            .collect();
+    let tables: Vec<PebbleTable> = json["tables"]
+        .as_array()
+        .expect("a list of tables")
+        .iter()
+        .map(|spec| {
+            let name = spec["name"].as_str().expect("a name").to_string();
+            let (bytes, answers) = answered.remove(&name).expect("the table and its answers");
+            PebbleTable {
+                name,
+                bytes,
+                spec: spec.clone(),
+                answers,
+            }
+        })
+        .collect();
+    assert!(answered.is_empty(), "tables.json lists every table");
+    assert!(tables.len() >= 40, "the golden Pebble tables are missing");
+    tables
 }
 
 /// One `[case NAME]`: its header lines and its `[section]`s.

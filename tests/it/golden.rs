@@ -21,6 +21,7 @@ fn manifests_match_files() {
         "rocksdb/crafted",
         "rocksdb9",
         "rocksdb11",
+        "pebble",
         "damaged",
         "db",
         "deployed",
@@ -50,7 +51,7 @@ fn manifests_match_files() {
                 .unwrap()
                 .filter(|e| {
                     let name = e.as_ref().unwrap().file_name().into_string().unwrap();
-                    [".vec", ".ldb", ".probe", ".sst", ".answers"]
+                    [".vec", ".ldb", ".probe", ".sst", ".answers", ".json"]
                         .iter()
                         .any(|x| name.ends_with(x))
                 })
