@@ -167,6 +167,14 @@ impl LegacyBloomBuilder {
         }
     }
 
+    /// As Pebble's `bloom.FilterPolicy(bits_per_key)` builds a table's
+    /// filter (Pebble's filter is LegacyBloom): build it from the `Split`
+    /// prefixes of the table's point keys, in table order. (For a table
+    /// without point keys Pebble writes an empty filter block instead.)
+    pub fn pebble(bits_per_key: u32) -> Self {
+        LegacyBloomBuilder { bits_per_key }
+    }
+
     /// Whole bits per key.
     pub fn bits_per_key(&self) -> u32 {
         self.bits_per_key

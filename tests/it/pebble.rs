@@ -8,7 +8,7 @@
 use crate::vectors::pebble_tables;
 use leveldb_filter::format::{EntryKind, TableStep};
 use leveldb_filter::pebble::Split;
-use leveldb_filter::rocksdb::{FilterCheck, Verdict};
+use leveldb_filter::rocksdb::{FilterCheck, LegacyBloomBuilder, Verdict};
 use leveldb_filter::{AnyTable, TableFormat};
 
 /// Every table opens as Pebble's, in the format Pebble wrote, with the
@@ -117,4 +117,33 @@ fn pebble_answers_match_pebbles() {
         }
     }
     assert!(compared > 5000, "{compared} answers compared");
+}
+
+/// `LegacyBloomBuilder::pebble` builds Pebble's filter bytes from the
+/// tables' keys' prefixes, at the bits per key Pebble was given: equal to
+/// the filter Pebble's writer put in every table that has one and keys.
+#[test]
+fn the_builder_writes_pebbles_filters() {
+    let mut built = 0;
+    for t in pebble_tables() {
+        let name = &t.name;
+        let AnyTable::Pebble(table) = AnyTable::open(&t.bytes).unwrap() else {
+            panic!("{name}: not Pebble's")
+        };
+        let (Some((_, Ok(stored))), Some(split)) = (table.filter(), table.split()) else {
+            continue;
+        };
+        if stored.is_empty() {
+            continue;
+        }
+        let mut prefixes = Vec::new();
+        table
+            .for_each_key(|key, _| prefixes.push(split.prefix(key).to_vec()))
+            .unwrap();
+        let bpk = t.spec["bits_per_key"].as_u64().unwrap() as u32;
+        let ours = LegacyBloomBuilder::pebble(bpk).build(prefixes.iter().map(|p| &p[..]));
+        assert!(ours == stored, "{name}: the builder's filter differs from Pebble's");
+        built += 1;
+    }
+    assert!(built >= 30, "{built} filters built");
 }

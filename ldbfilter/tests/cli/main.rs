@@ -14,5 +14,6 @@ mod deployed;
 mod filters;
 mod hostile;
 mod leveldb;
+mod pebble;
 mod rocksdb;
 mod rusty;
