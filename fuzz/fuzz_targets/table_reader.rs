@@ -1,4 +1,4 @@
-//! Any bytes as a table file (LevelDB's, then RocksDB's), with checksums
+//! Any bytes as a table file (LevelDB's, then RocksDB's, then Pebble's), with checksums
 //! checked and not: every step a
 //! reader takes (footer, index, metaindex, filter block, a pass over the data
 //! blocks, filter verification, probes) returns or errs, never panics, and
@@ -12,6 +12,7 @@
 //! small.)
 #![no_main]
 
+use leveldb_filter::pebble;
 use leveldb_filter::rocksdb;
 use leveldb_filter::rocksdb::{SstFilter};
 use leveldb_filter::leveldb::Table;
@@ -70,6 +71,18 @@ fn read_rocksdb(data: &[u8]) {
     }
 }
 
+/// The same bytes as a Pebble table (row or columnar blocks): open, walk
+/// the keys, check the filter, answer lookups.
+fn read_pebble(data: &[u8]) {
+    let Ok(table) = pebble::Table::open(data) else { return };
+    let _ = table.walk();
+    let _ = table.check_filter();
+    for key in [&b""[..], b"a", &data[..data.len().min(12)]] {
+        let _ = table.filter_answer(key);
+        let _ = table.get_step(key);
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
     let ((), peak) = peak::peak_during(|| read(data));
     assert!(
@@ -85,6 +98,15 @@ fuzz_target!(|data: &[u8]| {
     assert!(
         peak <= 2200 * data.len() + (4 << 20),
         "{peak} bytes at peak for {} bytes of input as a RocksDB table",
+        data.len()
+    );
+    // As a RocksDB table's: blocks uncompress within the same bounds, one
+    // data block and the index (or one partition) held at a time, and the
+    // metaindex and properties copied.
+    let ((), peak) = peak::peak_during(|| read_pebble(data));
+    assert!(
+        peak <= 2200 * data.len() + (4 << 20),
+        "{peak} bytes at peak for {} bytes of input as a Pebble table",
         data.len()
     );
 });

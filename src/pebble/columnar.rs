@@ -9,12 +9,17 @@ use crate::format::{BlockHandle, Corruption};
 /// properties from Pebblev7).
 pub(super) fn key_values(block: &[u8]) -> Result<Vec<Named>, Corruption> {
     let block = KeyValueBlock::parse(block)?;
-    Ok(block.iter().map(|(k, v)| (k.to_vec(), v.to_vec())).collect())
+    Ok(block
+        .iter()
+        .map(|(k, v)| (k.to_vec(), v.to_vec()))
+        .collect())
 }
 
 /// The handles of an index block (either level), in order.
-pub(super) fn index_handles(block: &[u8]) -> Result<Vec<BlockHandle>, Corruption> {
-    Ok(IndexBlock::parse(block)?.iter().map(|e| e.handle).collect())
+pub(super) fn index_handles(
+    block: &[u8],
+) -> Result<impl Iterator<Item = BlockHandle> + '_, Corruption> {
+    Ok(IndexBlock::parse(block)?.iter().map(|e| e.handle))
 }
 
 /// The first entry of an index block whose separator (a user key) is at or
@@ -57,7 +62,10 @@ pub(super) fn data_keys(
 
 /// Calls `each` with every key of every span of a keyspan block: the span's
 /// start and end user keys and the key's trailer.
-pub(super) fn spans(block: &[u8], mut each: impl FnMut(&[u8], &[u8], u64)) -> Result<(), Corruption> {
+pub(super) fn spans(
+    block: &[u8],
+    mut each: impl FnMut(&[u8], &[u8], u64),
+) -> Result<(), Corruption> {
     let block = KeyspanBlock::parse(block)?;
     for span in block.spans() {
         for i in span.keys.clone() {

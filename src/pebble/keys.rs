@@ -17,48 +17,66 @@ pub(super) const INDEX: Layout = Layout::Index {
 
 impl<'a> Table<'a> {
     /// The data blocks' handles, in the index's order: `each` returns false
-    /// to stop.
+    /// to stop. Each block (and each index partition) must start at or past
+    /// the end of the one before, as Pebble writes them, so that a walk
+    /// reads each byte of the file at most once.
     pub(super) fn for_each_data_handle(
         &self,
         mut each: impl FnMut(BlockHandle) -> Result<bool, Error>,
     ) -> Result<(), Error> {
         let two_level = self.props.two_level_index();
-        let top = self.index_handles(&self.index, self.footer.index.offset)?;
-        for handle in top {
+        let (mut data_end, mut partition_end) = (0, 0);
+        let ordered = |end: &mut u64, handle: BlockHandle, offset| {
+            if handle.offset < *end {
+                return Err(index_error(offset, Corruption::HandlesOutOfOrder));
+            }
+            *end = handle.offset.saturating_add(handle.size);
+            Ok(())
+        };
+        self.for_each_index_handle(&self.index, self.footer.index.offset, |handle| {
             if !two_level {
-                if !each(handle)? {
-                    return Ok(());
-                }
-                continue;
+                ordered(&mut data_end, handle, self.footer.index.offset)?;
+                return each(handle);
             }
+            ordered(&mut partition_end, handle, self.footer.index.offset)?;
             let partition = self.block(BlockKind::Index, handle)?;
-            for handle in self.index_handles(&partition, handle.offset)? {
-                if !each(handle)? {
-                    return Ok(());
-                }
-            }
-        }
-        Ok(())
+            let mut more = true;
+            self.for_each_index_handle(&partition, handle.offset, |data| {
+                ordered(&mut data_end, data, handle.offset)?;
+                more = each(data)?;
+                Ok(more)
+            })?;
+            Ok(more)
+        })
     }
 
-    /// The handles of an index block (or partition) at `offset`.
-    fn index_handles(&self, block: &[u8], offset: u64) -> Result<Vec<BlockHandle>, Error> {
-        let corrupt = |what| Error::CorruptBlock {
-            block: BlockKind::Index,
-            offset,
-            what,
-        };
+    /// Calls `each` with the handles of an index block (or partition) at
+    /// `offset`, in order, until it returns false.
+    fn for_each_index_handle(
+        &self,
+        block: &[u8],
+        offset: u64,
+        mut each: impl FnMut(BlockHandle) -> Result<bool, Error>,
+    ) -> Result<(), Error> {
+        let corrupt = |what| index_error(offset, what);
         if self.format.columnar() {
-            return super::columnar::index_handles(block).map_err(corrupt);
+            for handle in super::columnar::index_handles(block).map_err(corrupt)? {
+                if !each(handle)? {
+                    break;
+                }
+            }
+            return Ok(());
         }
         let mut cursor = self.row_cursor(block, INDEX).map_err(corrupt)?;
-        let mut handles = Vec::new();
         let mut more = cursor.seek_to_first().map_err(corrupt)?;
         while more {
-            handles.push(cursor.handle().ok_or(corrupt(Corruption::NotAHandle))?);
+            let handle = cursor.handle().ok_or(corrupt(Corruption::NotAHandle))?;
+            if !each(handle)? {
+                break;
+            }
             more = cursor.advance().map_err(corrupt)?;
         }
-        Ok(handles)
+        Ok(())
     }
 
     /// Calls `each` with every point key of the table's data blocks, in
@@ -192,6 +210,15 @@ impl Table<'_> {
             more = cursor.advance().map_err(corrupt)?;
         }
         Ok(())
+    }
+}
+
+/// An index block's error at `offset`.
+fn index_error(offset: u64, what: Corruption) -> Error {
+    Error::CorruptBlock {
+        block: BlockKind::Index,
+        offset,
+        what,
     }
 }
 

@@ -57,6 +57,9 @@ impl Props {
     /// `rocksdb.num.range-deletions`.
     pub fn point_keys(&self) -> Option<u64> {
         let deletions = self.number("rocksdb.num.range-deletions").unwrap_or(0);
-        Some(self.number("rocksdb.num.entries")?.saturating_sub(deletions))
+        Some(
+            self.number("rocksdb.num.entries")?
+                .saturating_sub(deletions),
+        )
     }
 }

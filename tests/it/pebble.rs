@@ -23,18 +23,32 @@ fn pebble_tables_read_as_pebble_wrote_them() {
             Err(e) => panic!("{name}: {e}"),
         };
         let format = TableFormat::of(&t.bytes).unwrap();
-        assert_eq!(format, TableFormat::Pebble { format: table.format() }, "{name}");
+        assert_eq!(
+            format,
+            TableFormat::Pebble {
+                format: table.format()
+            },
+            "{name}"
+        );
         assert_eq!(table.format().to_string(), t.spec["table_format"], "{name}");
         let walk = table.walk().unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(walk.keys, t.spec["point_keys"].as_u64().unwrap(), "{name}");
         assert_eq!(table.props().point_keys(), Some(walk.keys), "{name}");
-        assert_eq!(walk.data_blocks, t.spec["data_blocks"].as_u64().unwrap(), "{name}");
+        assert_eq!(
+            walk.data_blocks,
+            t.spec["data_blocks"].as_u64().unwrap(),
+            "{name}"
+        );
         assert_eq!(
             table.props().two_level_index(),
             t.spec["two_level_index"].as_bool().unwrap(),
             "{name}"
         );
-        assert_eq!(table.props().comparer().as_deref(), t.spec["comparer"].as_str(), "{name}");
+        assert_eq!(
+            table.props().comparer().as_deref(),
+            t.spec["comparer"].as_str(),
+            "{name}"
+        );
     }
 }
 
@@ -49,7 +63,9 @@ fn pebble_filters_rebuild_byte_for_byte() {
         let AnyTable::Pebble(table) = AnyTable::open(&t.bytes).unwrap() else {
             panic!("{name}: not Pebble's")
         };
-        let verdict = table.check_filter().unwrap_or_else(|e| panic!("{name}: {e}"));
+        let verdict = table
+            .check_filter()
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
         let bpk = t.spec["bits_per_key"].as_f64().unwrap_or(0.0);
         let known = table.split().is_some() || table.format().columnar();
         match verdict {
@@ -60,13 +76,23 @@ fn pebble_filters_rebuild_byte_for_byte() {
             }
             Verdict::Filters(reports) => {
                 assert!(known, "{name}: checked under an unknown comparer");
-                let [report] = &reports[..] else { panic!("{name}: {reports:?}") };
+                let [report] = &reports[..] else {
+                    panic!("{name}: {reports:?}")
+                };
                 match &report.check {
-                    FilterCheck::Built { bits_per_key: (lo, hi) } => {
-                        assert!(*lo <= bpk && bpk <= *hi, "{name}: {lo}..{hi}, built at {bpk}");
+                    FilterCheck::Built {
+                        bits_per_key: (lo, hi),
+                    } => {
+                        assert!(
+                            *lo <= bpk && bpk <= *hi,
+                            "{name}: {lo}..{hi}, built at {bpk}"
+                        );
                     }
                     FilterCheck::Rebuilt => {
-                        assert_eq!(report.bytes, 0, "{name}: only an empty filter has no bits per key");
+                        assert_eq!(
+                            report.bytes, 0,
+                            "{name}: only an empty filter has no bits per key"
+                        );
                         assert_eq!(t.spec["point_keys"], 0, "{name}");
                     }
                     other => panic!("{name}: {other:?}"),
@@ -76,7 +102,10 @@ fn pebble_filters_rebuild_byte_for_byte() {
             other => panic!("{name}: {other:?}"),
         }
     }
-    assert!(built >= 30 && not_checked >= 4, "{built} built, {not_checked} not checked");
+    assert!(
+        built >= 30 && not_checked >= 4,
+        "{built} built, {not_checked} not checked"
+    );
 }
 
 /// Each probe key answered as Pebble's filter answered it, and no key a
@@ -98,19 +127,33 @@ fn pebble_answers_match_pebbles() {
                     compared += 1;
                 }
                 // No filter, or a Split only its comparer's code knows.
-                None => assert!(table.filter().is_none() || table.split().is_none(), "{name}"),
+                None => assert!(
+                    table.filter().is_none() || table.split().is_none(),
+                    "{name}"
+                ),
             }
-            let (step, _) = table.get_step(key).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let (step, _) = table
+                .get_step(key)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
             if *written {
-                assert_ne!(step, TableStep::Absent, "{name}: written key {key:02x?} absent");
+                assert_ne!(
+                    step,
+                    TableStep::Absent,
+                    "{name}: written key {key:02x?} absent"
+                );
             }
             if table.split() == Some(Split::Whole) && *written {
                 let TableStep::Read(entries) = &step else {
                     panic!("{name}: key {key:02x?}: {step:?}")
                 };
-                assert!(!entries.is_empty(), "{name}: key {key:02x?} not in its block");
                 assert!(
-                    entries.iter().all(|e| !matches!(e.kind, EntryKind::Other(_))),
+                    !entries.is_empty(),
+                    "{name}: key {key:02x?} not in its block"
+                );
+                assert!(
+                    entries
+                        .iter()
+                        .all(|e| !matches!(e.kind, EntryKind::Other(_))),
                     "{name}: {entries:?}"
                 );
             }
@@ -142,7 +185,10 @@ fn the_builder_writes_pebbles_filters() {
             .unwrap();
         let bpk = t.spec["bits_per_key"].as_u64().unwrap() as u32;
         let ours = LegacyBloomBuilder::pebble(bpk).build(prefixes.iter().map(|p| &p[..]));
-        assert!(ours == stored, "{name}: the builder's filter differs from Pebble's");
+        assert!(
+            ours == stored,
+            "{name}: the builder's filter differs from Pebble's"
+        );
         built += 1;
     }
     assert!(built >= 30, "{built} filters built");

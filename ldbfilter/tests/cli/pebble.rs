@@ -16,13 +16,22 @@ fn verify_checks_every_pebble_table() {
     let tables = pebble_tables();
     let paths: Vec<String> = tables
         .iter()
-        .map(|t| pebble_dir().join(format!("{}.sst", t.name)).display().to_string())
+        .map(|t| {
+            pebble_dir()
+                .join(format!("{}.sst", t.name))
+                .display()
+                .to_string()
+        })
         .collect();
     let mut args = vec!["verify".to_string()];
     args.extend(paths);
     let out = run::ldbfilter(&args, "");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let lines: Vec<&str> = stdout.lines().filter(|l| l.contains(".sst: ")).collect();
     assert_eq!(lines.len(), tables.len(), "{stdout}");
     for (line, t) in lines.iter().zip(&tables) {
@@ -42,18 +51,24 @@ fn verify_checks_every_pebble_table() {
 fn inspect_and_probe_answer_as_pebble() {
     let run = |args: &[&str]| {
         let out = run::ldbfilter(args, "");
-        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8(out.stdout).unwrap()
     };
     let mut probed = 0;
     for t in pebble_tables() {
         let path = pebble_dir().join(format!("{}.sst", t.name));
         let path = path.to_str().unwrap();
-        let json: serde_json::Value = serde_json::from_str(&run(&["inspect", "--json", path])).unwrap();
+        let json: serde_json::Value =
+            serde_json::from_str(&run(&["inspect", "--json", path])).unwrap();
         assert_eq!(json["format"], "pebble", "{}", t.name);
         assert_eq!(json["table_format"], t.spec["table_format"], "{}", t.name);
         assert_eq!(json["entries"], t.spec["point_keys"], "{}", t.name);
-        if t.spec["comparer"] == "oracle.reverse-suffix" || t.spec["filter_block_length"].is_null() {
+        if t.spec["comparer"] == "oracle.reverse-suffix" || t.spec["filter_block_length"].is_null()
+        {
             continue;
         }
         let keys: Vec<String> = t.answers.iter().map(|(k, _, _)| hex(k)).collect();
