@@ -7,6 +7,7 @@ use std::cmp::Ordering;
 
 use super::filter::{may_contain, FilterAnswer};
 use super::keys::INDEX;
+use super::tombstones::Tombstones;
 use super::{Split, Table};
 use crate::format::{BlockHandle, BlockKind, Corruption, EntryKind, KeyEntry, TableStep};
 use crate::Error;
@@ -121,17 +122,8 @@ impl Table<'_> {
     /// The largest sequence number of the table's range deletions that
     /// cover user key `key` (0: none), for a bytewise-ordered table.
     pub fn covering_tombstone(&self, key: &[u8]) -> Result<u64, Error> {
-        let handle = match self.meta_handle("rocksdb.range_del2")? {
-            Some(handle) => handle,
-            None => return Ok(0),
-        };
-        let mut covering = 0;
-        self.for_each_range_deletion(handle, |start, end, trailer| {
-            if start <= key && key < end {
-                covering = covering.max(trailer >> 8);
-            }
-        })?;
-        Ok(covering)
+        let tombstones = self.tombstones.get_or_init(|| Tombstones::read(self));
+        Ok(tombstones.as_ref().map_err(Clone::clone)?.covering(key))
     }
 }
 

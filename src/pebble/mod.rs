@@ -22,6 +22,7 @@ mod keys;
 mod props;
 mod split;
 mod table;
+mod tombstones;
 
 pub use filter::{may_contain, FilterAnswer};
 pub use keys::Walk;

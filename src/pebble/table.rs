@@ -4,9 +4,11 @@
 //! top-level index are read and checked.
 
 use std::borrow::Cow;
+use std::sync::OnceLock;
 
 use super::props::Props;
 use super::split::Split;
+use super::tombstones::Tombstones;
 use crate::format::{checked_block, read_block, uncompress, Cursor, Layout, Source};
 use crate::format::{BlockHandle, BlockKind, Compression, Corruption, Field, Footer};
 use crate::format::{PEBBLE_MAGIC, ROCKSDB_MAGIC, TABLE_MAGIC};
@@ -60,7 +62,8 @@ impl std::fmt::Display for PebbleFormat {
 }
 
 /// A Pebble table: footer, metaindex, properties, filter and top-level
-/// index, read and checked. `Send + Sync`: it holds no cache.
+/// index, read and checked. `Send + Sync`: its one cache, the range
+/// deletions, is read once.
 #[derive(Clone, Debug)]
 pub struct Table<'a> {
     pub(super) file: Source<'a>,
@@ -72,6 +75,8 @@ pub struct Table<'a> {
     /// filter that does not read rules nothing out.
     pub(super) filter: Option<(BlockHandle, Result<&'a [u8], Error>)>,
     pub(super) index: Cow<'a, [u8]>,
+    /// The range deletions, read when a `Get` first needs them.
+    pub(super) tombstones: OnceLock<Result<Tombstones, Error>>,
 }
 
 impl<'a> Table<'a> {
@@ -99,6 +104,7 @@ impl<'a> Table<'a> {
             props: Props::default(),
             filter: None,
             index: Cow::Borrowed(&[]),
+            tombstones: OnceLock::new(),
         };
         if let Some(handle) = table.meta_handle("rocksdb.properties")? {
             let block = table.block(BlockKind::Properties, handle)?;
@@ -176,12 +182,17 @@ impl<'a> Table<'a> {
     }
 
     /// Bytes held beyond the file's kept blocks: the top-level index, where
-    /// it was uncompressed.
+    /// it was uncompressed, and the range deletions once read.
     pub fn held_bytes(&self) -> u64 {
-        match &self.index {
+        let index = match &self.index {
             Cow::Owned(index) => index.len() as u64,
             Cow::Borrowed(_) => 0,
-        }
+        };
+        let tombstones = match self.tombstones.get() {
+            Some(Ok(tombstones)) => tombstones.bytes(),
+            _ => 0,
+        };
+        index + tombstones
     }
 
     /// A block's contents, checksum checked and uncompressed as Pebble
