@@ -129,115 +129,166 @@ pub fn decode(input: &[u8], limit: usize) -> Result<Vec<u8>, Corruption> {
     }
 }
 
-/// `n` bytes little-endian at `at` of `ops`, where they are there.
-fn le(ops: &[u8], at: usize, n: usize) -> Result<usize, Corruption> {
-    let bytes = ops.get(at..at + n).ok_or(Corruption::BadMinLzData)?;
-    Ok(bytes
-        .iter()
-        .rev()
-        .fold(0, |value, &byte| value << 8 | usize::from(byte)))
+/// `n` bytes (at most 4) of `word` from byte `at` on, little-endian.
+fn field(word: u64, at: u32, n: u32) -> usize {
+    ((word >> (8 * at)) & ((1 << (8 * n)) - 1)) as usize
 }
 
 /// A copy2's or copy3's length from its 6-bit code: up to 60 in the tag,
-/// then 1, 2 or 3 bytes at `at`; also how many bytes those took.
-fn long_length(code: u8, ops: &[u8], at: usize) -> Result<(usize, usize), Corruption> {
-    Ok(match code {
+/// then 1, 2 or 3 bytes from byte `at` of `word`; also how many bytes
+/// those take.
+fn long_length(code: u8, word: u64, at: u32) -> (usize, usize) {
+    match code {
         0..=60 => (usize::from(code) + 4, 0),
         _ => {
-            let n = usize::from(code - 60);
-            (64 + le(ops, at, n)?, n)
+            let n = u32::from(code - 60);
+            (64 + field(word, at, n), n as usize)
         }
-    })
+    }
 }
 
 /// The ops of a block run into an output of exactly `len` bytes.
 fn run(ops: &[u8], len: usize) -> Result<Vec<u8>, Corruption> {
     // Allocated once: `len` is at most 8 MiB and within the caller's limit.
-    let mut out = Vec::with_capacity(len);
-    let mut at = 0;
+    // Zeroed, so that short literals and copies can move 16 bytes at once
+    // where there is room: what they write past their end is written again
+    // by the ops after them, which must fill the output to its end.
+    let mut out = vec![0; len];
+    let (mut at, mut done) = (0, 0);
     // A repeat's offset: the last copy's, 1 before any.
     let mut offset = 1;
-    while let Some(&tag) = ops.get(at) {
-        // Each op: literals first (fused ones, or a literal run alone), then
-        // a copy of `length` bytes from `offset` back (0: none).
-        let (literals, length) = match tag & 3 {
-            0 => {
-                let (length, took) = match tag >> 3 {
-                    v @ 0..=28 => (usize::from(v) + 1, 1),
-                    v => {
-                        let n = usize::from(v - 28);
-                        (30 + le(ops, at + 1, n)?, 1 + n)
-                    }
-                };
-                at += took;
-                match tag & 4 {
-                    0 => (length, 0),
-                    _ => (0, length),
-                }
-            }
-            1 => {
-                let next = le(ops, at + 1, 1)?;
-                offset = (usize::from(tag >> 6) | next << 2) + 1;
-                let (length, took) = match (tag >> 2) & 15 {
-                    15 => (18 + le(ops, at + 2, 1)?, 3),
-                    c => (usize::from(c) + 4, 2),
-                };
-                at += took;
-                (0, length)
-            }
-            2 => {
-                offset = le(ops, at + 1, 2)? + 64;
-                let (length, took) = long_length(tag >> 2, ops, at + 3)?;
-                at += 3 + took;
-                (0, length)
-            }
-            _ if tag & 4 == 0 => {
-                offset = le(ops, at + 1, 2)? + 64;
-                at += 3;
-                (usize::from((tag >> 3) & 3) + 1, usize::from(tag >> 5) + 4)
-            }
-            _ => {
-                let word = le(ops, at, 4)?;
-                offset = (word >> 11) + 65536;
-                let code = ((word >> 5) & 63) as u8;
-                let (length, took) = long_length(code, ops, at + 4)?;
-                at += 4 + took;
-                (usize::from((tag >> 3) & 3), length)
+    while at < ops.len() {
+        // The op's first 8 bytes (the longest header is 7), zeros past the
+        // end: its header's length is checked once it is known.
+        let word = match ops.get(at..at + 8) {
+            Some(bytes) => u64::from_le_bytes(bytes.try_into().expect("8 bytes")),
+            None => {
+                let mut bytes = [0; 8];
+                bytes[..ops.len() - at].copy_from_slice(&ops[at..]);
+                u64::from_le_bytes(bytes)
             }
         };
-        if literals > 0 {
-            let bytes = ops
-                .get(at..at + literals)
-                .filter(|_| literals <= len - out.len())
-                .ok_or(Corruption::BadMinLzData)?;
-            out.extend_from_slice(bytes);
-            at += literals;
-        }
-        if length > 0 {
-            if offset > out.len() || length > len - out.len() {
-                return Err(Corruption::BadMinLzData);
+        let tag = word as u8;
+        // Each op but a literal run: its header's length, how many literals
+        // it carries (fused), and the length of its copy from `offset` back.
+        let (head, literals, length) = match tag & 3 {
+            0 => {
+                let (n, head) = match tag >> 3 {
+                    v @ 0..=28 => (usize::from(v) + 1, 1),
+                    v => {
+                        let extra = u32::from(v - 28);
+                        (30 + field(word, 1, extra), 1 + extra as usize)
+                    }
+                };
+                if tag & 4 == 0 {
+                    // A literal run: its bytes follow the header.
+                    let start = at + head;
+                    if n > len - done || start > ops.len() || n > ops.len() - start {
+                        return Err(Corruption::BadMinLzData);
+                    }
+                    literals_to(&mut out, done, &ops[start..], n);
+                    at = start + n;
+                    done += n;
+                    continue;
+                }
+                (head, 0, n)
             }
-            copy(&mut out, offset, length);
+            1 => {
+                offset = (field(word, 0, 2) >> 6) + 1;
+                match (tag >> 2) & 15 {
+                    15 => (3, 0, 18 + field(word, 2, 1)),
+                    code => (2, 0, usize::from(code) + 4),
+                }
+            }
+            2 => {
+                offset = field(word, 1, 2) + 64;
+                let (length, extra) = long_length(tag >> 2, word, 3);
+                (3 + extra, 0, length)
+            }
+            _ if tag & 4 == 0 => {
+                offset = field(word, 1, 2) + 64;
+                let literals = usize::from((tag >> 3) & 3) + 1;
+                (3, literals, usize::from(tag >> 5) + 4)
+            }
+            _ => {
+                offset = (field(word, 0, 4) >> 11) + 65536;
+                let (length, extra) = long_length(((word >> 5) & 63) as u8, word, 4);
+                (4 + extra, usize::from((tag >> 3) & 3), length)
+            }
+        };
+        if head > ops.len() - at {
+            return Err(Corruption::BadMinLzData);
         }
+        at += head;
+        // Fused literals, 0 to 4, then the copy.
+        if literals > len - done || literals > ops.len() - at {
+            return Err(Corruption::BadMinLzData);
+        }
+        literals_to(&mut out, done, &ops[at..], literals);
+        at += literals;
+        done += literals;
+        if offset > done || length > len - done {
+            return Err(Corruption::BadMinLzData);
+        }
+        copy(&mut out, done, offset, length);
+        done += length;
     }
-    match out.len() == len {
+    match done == len {
         true => Ok(out),
         false => Err(Corruption::BadMinLzData),
     }
 }
 
-/// `length` bytes appended from `offset` back in `out` (at most its length),
-/// byte by byte in effect: where they overlap, the copy repeats the last
-/// `offset` bytes.
-fn copy(out: &mut Vec<u8>, offset: usize, length: usize) {
-    let start = out.len() - offset;
-    let mut left = length;
-    // From `start` on the output repeats every `offset` bytes, so copying
-    // from `start` again as it grows doubles each step.
-    while left > 0 {
-        let n = left.min(out.len() - start);
-        out.extend_from_within(start..start + n);
-        left -= n;
+/// The first `n` bytes of `from` written to `out[done..]`, where both
+/// hold them; in one move of 16 or 64 bytes where both have the room (what
+/// it writes past `n` bytes is written again by the ops after it).
+#[inline(always)]
+fn literals_to(out: &mut [u8], done: usize, from: &[u8], n: usize) {
+    let room = from.len().min(out.len() - done);
+    if n <= 16 && room >= 16 {
+        out[done..done + 16].copy_from_slice(&from[..16]);
+    } else if n <= 64 && room >= 64 {
+        out[done..done + 64].copy_from_slice(&from[..64]);
+    } else {
+        out[done..done + n].copy_from_slice(&from[..n]);
+    }
+}
+
+/// `length` bytes copied to `out[done..]` from `offset` back (at most
+/// `done`), byte by byte in effect: where they overlap, the copy repeats
+/// the last `offset` bytes. `length` fits in `out` past `done`.
+#[inline(always)]
+fn copy(out: &mut [u8], done: usize, offset: usize, length: usize) {
+    let from = done - offset;
+    let room = out.len() - done;
+    if offset >= 16 && length <= 64 && length + 15 <= room {
+        // Moves of 16 bytes, each from before where it writes (what the
+        // last writes past `length` is written again later).
+        chunks::<16>(out, from, done, length);
+    } else if offset >= 8 && length <= 32 && length + 7 <= room {
+        chunks::<8>(out, from, done, length);
+    } else if offset >= length {
+        out.copy_within(from..from + length, done);
+    } else {
+        // From `from` on the output repeats every `offset` bytes, so a move
+        // from `from` as long as what is there doubles each step.
+        let mut copied = 0;
+        while copied < length {
+            let n = (length - copied).min(done + copied - from);
+            out.copy_within(from..from + n, done + copied);
+            copied += n;
+        }
+    }
+}
+
+/// `length` bytes moved `N` at a time from `from` to `to`, `N` no more
+/// than `to - from`, rounded up to `N` within `out`.
+#[inline(always)]
+fn chunks<const N: usize>(out: &mut [u8], from: usize, to: usize, length: usize) {
+    let mut k = 0;
+    while k < length {
+        out.copy_within(from + k..from + k + N, to + k);
+        k += N;
     }
 }
 

@@ -318,14 +318,22 @@ fn table_blocks() {
 fn overlapping_copies() {
     for offset in 1..=70 {
         for length in 0..=140 {
-            let start: Vec<u8> = (0..100u8).collect();
-            let mut fast = start.clone();
-            copy(&mut fast, offset, length);
-            let mut slow = start.clone();
-            for _ in 0..length {
-                slow.push(slow[slow.len() - offset]);
+            // Room for the 16-byte moves, or none past the copy's end.
+            for room in [length, length + 16] {
+                let start: Vec<u8> = (0..100u8).collect();
+                let mut fast = start.clone();
+                fast.resize(100 + room, 0xee);
+                copy(&mut fast, 100, offset, length);
+                let mut slow = start.clone();
+                for _ in 0..length {
+                    slow.push(slow[slow.len() - offset]);
+                }
+                assert_eq!(
+                    fast[..100 + length],
+                    slow,
+                    "offset {offset} length {length}"
+                );
             }
-            assert_eq!(fast, slow, "offset {offset} length {length}");
         }
     }
 }
