@@ -393,6 +393,16 @@ pub enum Corruption {
     /// to its key count, or leave a span without keys first, last or beside
     /// another.
     ColumnarKeyspanIndices,
+    /// A MinLZ block whose header does not read: empty, a first byte other
+    /// than 0, or a length that is not a varint of at most 32 bits.
+    BadMinLzLength,
+    /// A MinLZ block stating more than a block holds (8 MiB), or more than
+    /// the bound it is read within.
+    MinLzLengthTooLarge,
+    /// Corrupt MinLZ data: an op cut short, a copy from before the block's
+    /// start, output past or short of the stated length, nothing after the
+    /// length, or more bytes of ops than the length.
+    BadMinLzData,
 }
 
 impl fmt::Display for Corruption {
@@ -474,6 +484,13 @@ impl fmt::Display for Corruption {
             Corruption::ColumnarKeyspanIndices => {
                 "keyspan boundary indices that do not rise from 0 to the key count, or leave a span without keys first, last or beside another"
             }
+            Corruption::BadMinLzLength => {
+                "bad MinLZ header (not the indicator 0 and a varint length of at most 32 bits)"
+            }
+            Corruption::MinLzLengthTooLarge => {
+                "MinLZ length larger than a block holds (8 MiB) or than the bound it is read within"
+            }
+            Corruption::BadMinLzData => "corrupt MinLZ data",
         })
     }
 }

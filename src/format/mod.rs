@@ -19,6 +19,7 @@ mod entry;
 mod error;
 mod footer;
 mod internal_key;
+mod minlz;
 mod neighbours;
 mod order;
 mod source;
@@ -39,6 +40,10 @@ pub use footer::{Footer, LEVELDB_FOOTER_LEN, MAX_FOOTER_LEN, ROCKSDB_FOOTER_LEN}
 pub use footer::{PEBBLE_MAGIC, ROCKSDB_MAGIC, TABLE_MAGIC};
 pub(crate) use internal_key::{seek_tag, user_key_if};
 pub use internal_key::{user_key, MAX_SEQUENCE};
+// The MinLZ decoder is public for the fuzz target alone: not the crate's API.
+#[doc(hidden)]
+pub use minlz::decode as minlz_decode;
+pub(crate) use minlz::minlz_block;
 pub use neighbours::MeasuredFpr;
 pub(crate) use neighbours::Neighbours;
 pub use order::KeyOrder;

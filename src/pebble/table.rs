@@ -9,8 +9,8 @@ use std::sync::OnceLock;
 use super::props::Props;
 use super::split::Split;
 use super::tombstones::Tombstones;
-use crate::format::{checked_block, read_block, uncompress, Cursor, Layout, Source};
-use crate::format::{BlockHandle, BlockKind, Compression, Corruption, Field, Footer};
+use crate::format::{checked_block, minlz_block, read_block, uncompress, Cursor, Layout, Source};
+use crate::format::{BlockHandle, BlockKind, Corruption, Field, Footer};
 use crate::format::{PEBBLE_MAGIC, ROCKSDB_MAGIC, TABLE_MAGIC};
 use crate::Error;
 
@@ -211,11 +211,14 @@ impl<'a> Table<'a> {
                     uncompress(self.file.len(), kind, handle, contents, (type_byte, 2), &[])?;
                 Ok(contents)
             }
-            8 if self.format >= PebbleFormat::Pebble(6) => Err(Error::UnsupportedCompression {
-                block: kind,
-                offset: handle.offset,
-                compression: Compression::MinLz,
-            }),
+            // MinLZ (Snappy where the first byte is not 0, as Pebble's
+            // decoder falls back), its own length first.
+            8 if self.format >= PebbleFormat::Pebble(6) => Ok(Cow::Owned(minlz_block(
+                self.file.len(),
+                kind,
+                handle,
+                &contents,
+            )?)),
             _ => Err(Error::Unsupported {
                 what: Field::CompressionType,
                 found: u64::from(type_byte),
