@@ -193,3 +193,530 @@ fn the_builder_writes_pebbles_filters() {
     }
     assert!(built >= 30, "{built} filters built");
 }
+
+/// Red-team cases: crafted Pebble tables (a golden table changed block by
+/// block with valid checksums, or a small table made from scratch) that
+/// the reader must answer within its rules.
+mod redteam {
+    use crate::peak;
+    use leveldb_filter::format::{BlockHandle, ChecksumType, Footer, TableStep, PEBBLE_MAGIC};
+    use leveldb_filter::pebble::{FilterAnswer, Table};
+
+    /// A key and value of a block.
+    pub type Entry = (Vec<u8>, Vec<u8>);
+
+    pub fn golden(name: &str) -> Vec<u8> {
+        let path = format!("{}/testdata/pebble/{name}.sst", env!("CARGO_MANIFEST_DIR"));
+        std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    /// The written keys of a golden table (its answers file).
+    pub fn written(name: &str) -> Vec<Vec<u8>> {
+        let path = format!("{}/testdata/pebble/{name}.answers", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        text.lines()
+            .filter_map(|line| {
+                let mut words = line.split(' ');
+                let key = words.next()?;
+                (words.next()? == "written").then(|| unhex(key))
+            })
+            .collect()
+    }
+
+    fn unhex(s: &str) -> Vec<u8> {
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect()
+    }
+
+    pub fn varint(out: &mut Vec<u8>, mut v: u64) {
+        while v >= 0x80 {
+            out.push(v as u8 | 0x80);
+            v >>= 7;
+        }
+        out.push(v as u8);
+    }
+
+    pub fn handle_bytes(h: BlockHandle) -> Vec<u8> {
+        let mut out = Vec::new();
+        varint(&mut out, h.offset);
+        varint(&mut out, h.size);
+        out
+    }
+
+    /// A row block of `entries`, each a restart point (Pebble's metaindex,
+    /// properties, single-level index).
+    pub fn row_block(entries: &[Entry]) -> Vec<u8> {
+        let (mut out, mut restarts) = (Vec::new(), Vec::new());
+        for (key, value) in entries {
+            restarts.push(out.len() as u32);
+            varint(&mut out, 0);
+            varint(&mut out, key.len() as u64);
+            varint(&mut out, value.len() as u64);
+            out.extend_from_slice(key);
+            out.extend_from_slice(value);
+        }
+        for r in &restarts {
+            out.extend_from_slice(&r.to_le_bytes());
+        }
+        out.extend_from_slice(&(restarts.len() as u32).to_le_bytes());
+        out
+    }
+
+    /// The entries of a well-formed row block.
+    pub fn row_entries(block: &[u8]) -> Vec<Entry> {
+        let restarts = u32::from_le_bytes(block[block.len() - 4..].try_into().unwrap()) as usize;
+        let mut rest = &block[..block.len() - 4 - 4 * restarts];
+        let read = |rest: &mut &[u8]| {
+            let (mut v, mut shift) = (0u64, 0);
+            loop {
+                let byte = rest[0];
+                *rest = &rest[1..];
+                v |= u64::from(byte & 0x7f) << shift;
+                if byte & 0x80 == 0 {
+                    return v as usize;
+                }
+                shift += 7;
+            }
+        };
+        let (mut out, mut key) = (Vec::new(), Vec::<u8>::new());
+        while !rest.is_empty() {
+            let shared = read(&mut rest);
+            let unshared = read(&mut rest);
+            let value_len = read(&mut rest);
+            key.truncate(shared);
+            key.extend_from_slice(&rest[..unshared]);
+            out.push((key.clone(), rest[unshared..unshared + value_len].to_vec()));
+            rest = &rest[unshared + value_len..];
+        }
+        out
+    }
+
+    // -- Columnar blocks, as Pebble v2 lays them out (alignment relative to
+    // the block's first byte).
+
+    pub fn put_uints(b: &mut Vec<u8>, values: &[u64]) {
+        if values.is_empty() {
+            return;
+        }
+        let max = values.iter().copied().max().unwrap();
+        let width = match max {
+            0 => 0,
+            1..=0xff => 1,
+            0x100..=0xffff => 2,
+            0x1_0000..=0xffff_ffff => 4,
+            _ => 8,
+        };
+        b.push(width as u8);
+        if width > 0 {
+            while b.len() % width != 0 {
+                b.push(0);
+            }
+            for v in values {
+                b.extend_from_slice(&v.to_le_bytes()[..width]);
+            }
+        }
+    }
+
+    pub fn put_bytes(b: &mut Vec<u8>, strings: &[&[u8]]) {
+        if strings.is_empty() {
+            return;
+        }
+        let mut offsets = vec![0u64];
+        for s in strings {
+            offsets.push(offsets.last().unwrap() + s.len() as u64);
+        }
+        put_uints(b, &offsets);
+        for s in strings {
+            b.extend_from_slice(s);
+        }
+    }
+
+    /// A bitmap of `rows` bits, none set, stored bit by bit (encoding 0).
+    pub fn put_dense_zero_bitmap(b: &mut Vec<u8>, rows: usize) {
+        b.push(0);
+        while b.len() % 8 != 0 {
+            b.push(0);
+        }
+        let words = rows.div_ceil(64);
+        b.resize(b.len() + 8 * words + 8 * words.div_ceil(64), 0);
+    }
+
+    /// A bitmap of `rows` bits, none set, stored as "all zero" (encoding 1).
+    pub fn put_zero_bitmap(b: &mut Vec<u8>) {
+        b.push(1);
+    }
+
+    /// A columnar block: `custom` header, `rows`, and each column's type
+    /// and writer.
+    pub fn columnar(custom: &[u8], rows: u32, cols: &[(u8, &dyn Fn(&mut Vec<u8>))]) -> Vec<u8> {
+        let mut b = custom.to_vec();
+        b.push(1);
+        b.extend_from_slice(&(cols.len() as u16).to_le_bytes());
+        b.extend_from_slice(&rows.to_le_bytes());
+        let at = b.len();
+        b.resize(at + 5 * cols.len(), 0);
+        for (i, (data_type, write)) in cols.iter().enumerate() {
+            let start = b.len() as u32;
+            b[at + 5 * i] = *data_type;
+            b[at + 5 * i + 1..at + 5 * i + 5].copy_from_slice(&start.to_le_bytes());
+            write(&mut b);
+        }
+        b.push(0);
+        b
+    }
+
+    pub const BOOL: u8 = 1;
+    pub const UINT: u8 = 2;
+    pub const BYTES: u8 = 3;
+    pub const PREFIX: u8 = 4;
+
+    /// A columnar index block of `(separator, handle)` rows.
+    pub fn columnar_index(entries: &[(&[u8], BlockHandle)]) -> Vec<u8> {
+        let seps: Vec<&[u8]> = entries.iter().map(|e| e.0).collect();
+        let offsets: Vec<u64> = entries.iter().map(|e| e.1.offset).collect();
+        let sizes: Vec<u64> = entries.iter().map(|e| e.1.size).collect();
+        let props: Vec<&[u8]> = entries.iter().map(|_| &b""[..]).collect();
+        columnar(
+            &[],
+            entries.len() as u32,
+            &[
+                (BYTES, &|b| put_bytes(b, &seps)),
+                (UINT, &|b| put_uints(b, &offsets)),
+                (UINT, &|b| put_uints(b, &sizes)),
+                (BYTES, &|b| put_bytes(b, &props)),
+            ],
+        )
+    }
+
+    /// A `DefaultKeySchema` data block of `rows` rows, each the empty user
+    /// key with trailer 0: every column but one bitmap stored in a byte or
+    /// two, as the reader's row count allows (8 rows a byte).
+    pub fn cheap_rows_block(rows: u32) -> Vec<u8> {
+        let r = rows as usize;
+        columnar(
+            &0u32.to_le_bytes(),
+            rows,
+            &[
+                // Prefixes: a bundle shift, offsets all 0 (width 0).
+                (PREFIX, &|b| {
+                    b.push(4);
+                    b.push(0);
+                }),
+                // Suffixes: offsets all 0.
+                (BYTES, &|b| b.push(0)),
+                // Trailers: all 0.
+                (UINT, &|b| b.push(0)),
+                // Prefix changed: stored bit by bit.
+                (BOOL, &|b| put_dense_zero_bitmap(b, r)),
+                // Values: all empty.
+                (BYTES, &|b| b.push(0)),
+                (BOOL, &|b| put_zero_bitmap(b)),
+                (BOOL, &|b| put_zero_bitmap(b)),
+            ],
+        )
+    }
+
+    /// A Zstandard frame of `data` that RocksDB's and Pebble's readers
+    /// take (the size as a varint before it): runs of zeros as RLE blocks
+    /// of 4000 bytes (below Zstandard's largest ratio the reader allows),
+    /// the rest as raw blocks.
+    pub fn zstd_blocks(data: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        varint(&mut out, data.len() as u64);
+        out.extend_from_slice(&[0x28, 0xb5, 0x2f, 0xfd, 0xa0]);
+        out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+        let mut pieces: Vec<(bool, usize, usize)> = Vec::new(); // (rle, start, len)
+        let mut i = 0;
+        while i < data.len() {
+            let run = data[i..].iter().take_while(|&&b| b == 0).count();
+            if run >= 64 {
+                let mut left = run;
+                while left > 0 {
+                    let n = left.min(4000);
+                    pieces.push((true, i, n));
+                    i += n;
+                    left -= n;
+                }
+            } else {
+                let start = i;
+                i += run.max(1);
+                while i < data.len() && data[i..].iter().take(64).any(|&b| b != 0) {
+                    i += 1;
+                }
+                let mut at = start;
+                while at < i {
+                    let n = (i - at).min(100_000);
+                    pieces.push((false, at, n));
+                    at += n;
+                }
+            }
+        }
+        let last = pieces.len() - 1;
+        for (k, (rle, start, len)) in pieces.into_iter().enumerate() {
+            let header = u32::from(k == last) | (u32::from(rle) << 1) | ((len as u32) << 3);
+            out.extend_from_slice(&header.to_le_bytes()[..3]);
+            match rle {
+                true => out.push(0),
+                false => out.extend_from_slice(&data[start..start + len]),
+            }
+        }
+        out
+    }
+
+    /// Appends a block and its trailer (type byte, CRC-32C).
+    pub fn append(file: &mut Vec<u8>, contents: &[u8], type_byte: u8) -> BlockHandle {
+        append_with(ChecksumType::Crc32c, file, contents, type_byte)
+    }
+
+    /// Appends a block and its trailer (type byte, checksum).
+    pub fn append_with(
+        checksum: ChecksumType,
+        file: &mut Vec<u8>,
+        contents: &[u8],
+        type_byte: u8,
+    ) -> BlockHandle {
+        let h = BlockHandle {
+            offset: file.len() as u64,
+            size: contents.len() as u64,
+        };
+        file.extend_from_slice(contents);
+        file.push(type_byte);
+        let sum = checksum.checksum(contents, type_byte).unwrap();
+        file.extend_from_slice(&sum.to_le_bytes());
+        h
+    }
+
+    /// A footer of Pebble's magic, version 1 to 5 (53 bytes), CRC-32C.
+    pub fn pebble_footer(file: &mut Vec<u8>, version: u32, meta: BlockHandle, index: BlockHandle) {
+        pebble_footer_with(ChecksumType::Crc32c, file, version, meta, index)
+    }
+
+    /// A footer of Pebble's magic, version 1 to 5 (53 bytes).
+    pub fn pebble_footer_with(
+        checksum: ChecksumType,
+        file: &mut Vec<u8>,
+        version: u32,
+        meta: BlockHandle,
+        index: BlockHandle,
+    ) {
+        let checksum = match checksum {
+            ChecksumType::Crc32c => 1,
+            _ => 3,
+        };
+        let mut footer = vec![checksum];
+        footer.extend(handle_bytes(meta));
+        footer.extend(handle_bytes(index));
+        footer.resize(41, 0);
+        footer.extend_from_slice(&version.to_le_bytes());
+        footer.extend_from_slice(&PEBBLE_MAGIC.to_le_bytes());
+        file.extend_from_slice(&footer);
+    }
+
+    /// A Pebblev5 table from scratch: the data blocks (contents, type
+    /// byte) and their separators, a single-level columnar index, the
+    /// properties (with the bytewise comparer and the default key schema
+    /// added), the metaindex entries `extra` besides the properties.
+    pub fn pebblev5(
+        blocks: &[(&[u8], Vec<u8>, u8)],
+        props: &[Entry],
+        extra: &[(Vec<u8>, Vec<u8>)],
+    ) -> Vec<u8> {
+        let mut file = Vec::new();
+        let mut entries = Vec::new();
+        for (sep, contents, type_byte) in blocks {
+            let h = append(&mut file, contents, *type_byte);
+            entries.push((*sep, h));
+        }
+        let index = append(&mut file, &columnar_index(&entries), 0);
+        let mut all: Vec<Entry> = vec![
+            (
+                b"pebble.colblk.schema".to_vec(),
+                b"DefaultKeySchema(leveldb.BytewiseComparator,16)".to_vec(),
+            ),
+            (b"rocksdb.comparator".to_vec(), b"leveldb.BytewiseComparator".to_vec()),
+        ];
+        all.extend(props.iter().cloned());
+        all.sort();
+        let props = append(&mut file, &row_block(&all), 0);
+        let mut meta: Vec<Entry> = vec![(b"rocksdb.properties".to_vec(), handle_bytes(props))];
+        meta.extend(extra.iter().cloned());
+        meta.sort();
+        let meta = append(&mut file, &row_block(&meta), 0);
+        pebble_footer(&mut file, 5, meta, index);
+        file
+    }
+
+    /// A golden table of Pebble's magic (versions 1 to 5, CRC-32C) changed
+    /// block by block: blocks appended after its footer, then a new
+    /// metaindex and footer.
+    pub struct Golden {
+        pub bytes: Vec<u8>,
+        pub footer: Footer,
+        pub metaindex: Vec<Entry>,
+    }
+
+    impl Golden {
+        pub fn new(name: &str) -> Golden {
+            let bytes = golden(name);
+            let footer = Footer::read(&bytes[..]).unwrap();
+            assert!(footer.magic == PEBBLE_MAGIC && footer.format_version <= 5);
+            let meta = footer.metaindex;
+            let metaindex = row_entries(&bytes[meta.offset as usize..][..meta.size as usize]);
+            Golden {
+                bytes,
+                footer,
+                metaindex,
+            }
+        }
+
+        pub fn meta(&self, name: &[u8]) -> BlockHandle {
+            let (_, value) = self.metaindex.iter().find(|(k, _)| k == name).unwrap();
+            BlockHandle::decode(value).unwrap().0
+        }
+
+        pub fn set_meta(&mut self, name: &[u8], value: Vec<u8>) {
+            match self.metaindex.iter().position(|(k, _)| k == name) {
+                Some(i) => self.metaindex[i].1 = value,
+                None => {
+                    self.metaindex.push((name.to_vec(), value));
+                    self.metaindex.sort();
+                }
+            }
+        }
+
+        pub fn append(&mut self, contents: &[u8], type_byte: u8) -> BlockHandle {
+            append_with(self.footer.checksum, &mut self.bytes, contents, type_byte)
+        }
+
+        /// The properties (an uncompressed row block, as Pebble writes it).
+        pub fn properties(&self) -> Vec<Entry> {
+            let h = self.meta(b"rocksdb.properties");
+            row_entries(&self.bytes[h.offset as usize..][..h.size as usize])
+        }
+
+        pub fn set_properties(&mut self, props: &[Entry]) {
+            let h = self.append(&row_block(props), 0);
+            self.set_meta(b"rocksdb.properties", handle_bytes(h));
+        }
+
+        pub fn finish(mut self) -> Vec<u8> {
+            let metaindex = row_block(&self.metaindex);
+            let meta = self.append(&metaindex, 0);
+            let (version, index) = (self.footer.format_version, self.footer.index);
+            pebble_footer_with(self.footer.checksum, &mut self.bytes, version, meta, index);
+            self.bytes
+        }
+    }
+
+    /// What the fuzz target reads of a Pebble table, and the bound it
+    /// holds the peak of live bytes to.
+    fn fuzz_read(data: &[u8]) {
+        let Ok(table) = Table::open(data) else { return };
+        let _ = table.walk();
+        let _ = table.check_filter();
+        for key in [&b""[..], b"a", &data[..data.len().min(12)]] {
+            let _ = table.filter_answer(key);
+            let _ = table.get_step(key);
+        }
+    }
+
+    fn fuzz_bound(len: usize) -> usize {
+        2200 * len + (4 << 20)
+    }
+
+    #[test]
+    fn crafted_tables_open() {
+        let table = pebblev5(
+            &[(b"z", cheap_rows_block(1000), 0)],
+            &[(b"rocksdb.num.entries".to_vec(), vec![0xe8, 0x07])],
+            &[],
+        );
+        let t = Table::open(&table[..]).unwrap();
+        assert_eq!(t.walk().unwrap().keys, 1000);
+        let g = Golden::new("v2-pebblev5-bytewise-bpk4-none-crc32c").finish();
+        let t = Table::open(&g[..]).unwrap();
+        assert_eq!(t.walk().unwrap().keys, 182);
+    }
+
+    /// A `Get` of a key that a columnar block repeats row after row holds
+    /// each row's entry: a row costs the block one bit (a bitmap's), so a
+    /// Zstandard block of ~1 KiB (2 MiB of rows, 256 KiB uncompressed)
+    /// makes the lookup hold 2M entries of 16 bytes, past the fuzz
+    /// target's bound of 2200 times the input and 4 MiB. The walk and the
+    /// filter check of the same table stay bounded.
+    #[test]
+    fn pebble_get_of_a_key_repeated_in_cheap_rows_is_bounded() {
+        let rows = (1 << 21) + 64;
+        let block = cheap_rows_block(rows);
+        let table = pebblev5(
+            &[(b"z", zstd_blocks(&block), 7)],
+            &[(b"rocksdb.num.entries".to_vec(), {
+                let mut v = Vec::new();
+                varint(&mut v, u64::from(rows));
+                v
+            })],
+            &[],
+        );
+        let t = Table::open(&table[..]).unwrap();
+        let (walk, peak_walk) = peak::peak_during(|| t.walk().unwrap());
+        assert_eq!(walk.keys, u64::from(rows));
+        assert!(peak_walk <= fuzz_bound(table.len()), "walk: {peak_walk}");
+        let (step, peak) = peak::peak_during(|| t.get_step(b"").unwrap());
+        if let (TableStep::Read(entries), _) = &step {
+            eprintln!("{} entries for the one key", entries.len());
+        }
+        assert!(
+            peak <= fuzz_bound(table.len()),
+            "{peak} bytes at peak for a {}-byte table (bound {})",
+            table.len(),
+            fuzz_bound(table.len())
+        );
+        let ((), peak) = peak::peak_during(|| fuzz_read(&table));
+        assert!(peak <= fuzz_bound(table.len()), "fuzz read: {peak}");
+    }
+
+    /// A table whose properties say it holds no point keys (entries all
+    /// range deletions), and whose filter is empty, still holds the keys
+    /// of its data blocks: the filter's "absent" (Pebble's for a filter of
+    /// 5 bytes or fewer) rules out keys the table holds. Whether the table
+    /// holds point keys is the properties' word, which a file sets.
+    #[test]
+    fn pebble_empty_filter_with_lying_properties_never_rules_out_a_held_key() {
+        for name in [
+            "v2-pebblev5-bytewise-bpk4-none-crc32c",
+            "v2-pebblev4-bytewise-bpk3-none-xxhash64-tiny",
+        ] {
+            let mut g = Golden::new(name);
+            let mut props = g.properties();
+            let entries = props
+                .iter()
+                .find(|(k, _)| k == b"rocksdb.num.entries")
+                .unwrap()
+                .1
+                .clone();
+            for (k, v) in &mut props {
+                if k == b"rocksdb.num.range-deletions" {
+                    *v = entries.clone();
+                }
+            }
+            g.set_properties(&props);
+            let filter = g.append(&[], 0);
+            g.set_meta(b"fullfilter.rocksdb.BuiltinBloomFilter", handle_bytes(filter));
+            let bytes = g.finish();
+            let t = Table::open(&bytes[..]).unwrap();
+            assert_eq!(t.props().point_keys(), Some(0));
+            let keys = t.walk().unwrap().keys;
+            assert!(keys > 100, "{name}: {keys} keys");
+            for key in written(name) {
+                assert_ne!(
+                    t.filter_answer(&key),
+                    Some(FilterAnswer::Absent),
+                    "{name}: held key {key:02x?} ruled out"
+                );
+                assert_ne!(t.get_step(&key).unwrap().0, TableStep::Absent, "{name}");
+            }
+        }
+    }
+}
