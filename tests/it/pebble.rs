@@ -212,7 +212,10 @@ mod redteam {
 
     /// The written keys of a golden table (its answers file).
     pub fn written(name: &str) -> Vec<Vec<u8>> {
-        let path = format!("{}/testdata/pebble/{name}.answers", env!("CARGO_MANIFEST_DIR"));
+        let path = format!(
+            "{}/testdata/pebble/{name}.answers",
+            env!("CARGO_MANIFEST_DIR")
+        );
         let text = std::fs::read_to_string(&path).unwrap();
         text.lines()
             .filter_map(|line| {
@@ -535,7 +538,10 @@ mod redteam {
                 b"pebble.colblk.schema".to_vec(),
                 b"DefaultKeySchema(leveldb.BytewiseComparator,16)".to_vec(),
             ),
-            (b"rocksdb.comparator".to_vec(), b"leveldb.BytewiseComparator".to_vec()),
+            (
+                b"rocksdb.comparator".to_vec(),
+                b"leveldb.BytewiseComparator".to_vec(),
+            ),
         ];
         all.extend(props.iter().cloned());
         all.sort();
@@ -703,7 +709,10 @@ mod redteam {
             }
             g.set_properties(&props);
             let filter = g.append(&[], 0);
-            g.set_meta(b"fullfilter.rocksdb.BuiltinBloomFilter", handle_bytes(filter));
+            g.set_meta(
+                b"fullfilter.rocksdb.BuiltinBloomFilter",
+                handle_bytes(filter),
+            );
             let bytes = g.finish();
             let t = Table::open(&bytes[..]).unwrap();
             assert_eq!(t.props().point_keys(), Some(0));
@@ -716,6 +725,117 @@ mod redteam {
                     "{name}: held key {key:02x?} ruled out"
                 );
                 assert_ne!(t.get_step(&key).unwrap().0, TableStep::Absent, "{name}");
+            }
+        }
+    }
+
+    /// All keys of a golden table's answers file, written or not.
+    pub fn probes(name: &str) -> Vec<Vec<u8>> {
+        let path = format!(
+            "{}/testdata/pebble/{name}.answers",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let text = std::fs::read_to_string(&path).unwrap();
+        text.lines()
+            .map(|line| unhex(line.split(' ').next().unwrap()))
+            .collect()
+    }
+
+    /// A metaindex that names the filter twice: Pebble's readers (v1.1.5
+    /// `readMetaindex`, v2.1.7 `decodeMetaindex`) put every entry in a map,
+    /// so the last entry of a name wins; here the first does. With a first
+    /// entry of a filter whose bits are all 0 and the table's own filter
+    /// last, Pebble reads the table's filter (may match for every held
+    /// key); this reader rules the held keys out.
+    #[test]
+    fn pebble_metaindex_names_read_as_pebbles_map_reads_them() {
+        let name = "v2-pebblev5-bytewise-bpk4-none-crc32c";
+        let mut g = Golden::new(name);
+        let mut zeros = vec![0u8; 64];
+        zeros.push(6);
+        zeros.extend_from_slice(&1u32.to_le_bytes());
+        let bogus = g.append(&zeros, 0);
+        let filter_name = b"fullfilter.rocksdb.BuiltinBloomFilter".to_vec();
+        let at = g
+            .metaindex
+            .iter()
+            .position(|(k, _)| *k == filter_name)
+            .unwrap();
+        g.metaindex.insert(at, (filter_name, handle_bytes(bogus)));
+        let bytes = g.finish();
+        let t = Table::open(&bytes[..]).unwrap();
+        for key in written(name) {
+            assert_ne!(
+                t.filter_answer(&key),
+                Some(FilterAnswer::Absent),
+                "held key {key:02x?} ruled out by the first of two filter entries"
+            );
+        }
+    }
+
+    /// Pebble masks bit 31 of every restart point of every row block it
+    /// reads, whatever the table's format (`decodeRestart`, v1.1.5 and
+    /// v2.1.7): the flag is written from Pebblev3, but read everywhere.
+    /// Here a Pebblev2 (and a LevelDB-format) table whose index block's
+    /// restart point carries the bit does not read.
+    #[test]
+    fn pebble_restart_flags_masked_in_every_format() {
+        for name in [
+            "v2-pebblev2-bytewise-bpk1-none-xxhash64",
+            "v1-leveldb-bytewise-bpk8-none-crc32c",
+        ] {
+            let mut bytes = golden(name);
+            let footer = Footer::read(&bytes[..]).unwrap();
+            let h = footer.index;
+            let (start, end) = (h.offset as usize, (h.offset + h.size) as usize);
+            assert_eq!(bytes[end], 0, "{name}: an uncompressed index");
+            // The first restart point's high byte.
+            let count = u32::from_le_bytes(bytes[end - 4..end].try_into().unwrap()) as usize;
+            let first = end - 4 - 4 * count;
+            bytes[first + 3] |= 0x80;
+            let sum = footer.checksum.checksum(&bytes[start..end], 0).unwrap();
+            bytes[end + 1..end + 5].copy_from_slice(&sum.to_le_bytes());
+            let t = Table::open(&bytes[..]).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let walk = t.walk().unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(walk.keys > 0);
+            for key in written(name).iter().take(20) {
+                t.get_step(key).unwrap_or_else(|e| panic!("{name}: {e}"));
+            }
+        }
+    }
+
+    /// A table whose range deletions are named `rocksdb.range_del` (the
+    /// block RocksDB writes) and not `rocksdb.range_del2`: Pebble v1.1.5
+    /// reads them (`meta[metaRangeDelName]`, fragmented on read), v2.1.7
+    /// refuses the table (`unexpected range-del block type`). Here they
+    /// are passed over: a covered key reads as not covered.
+    #[test]
+    fn pebble_range_deletions_of_rocksdbs_name_are_not_passed_over() {
+        let name = "v2-pebblev2-bytewise-bpk1-none-xxhash64";
+        let original = golden(name);
+        let t = Table::open(&original[..]).unwrap();
+        let covered: Vec<Vec<u8>> = probes(name)
+            .into_iter()
+            .filter(|k| t.covering_tombstone(k).unwrap() > 0)
+            .collect();
+        assert!(!covered.is_empty());
+        let mut g = Golden::new(name);
+        for (k, _) in &mut g.metaindex {
+            if k == b"rocksdb.range_del2" {
+                *k = b"rocksdb.range_del".to_vec();
+            }
+        }
+        g.metaindex.sort();
+        let bytes = g.finish();
+        let Ok(t) = Table::open(&bytes[..]) else {
+            return; // refused, as Pebble v2 refuses it
+        };
+        for key in &covered {
+            match t.get_step(key) {
+                Err(_) => {}
+                Ok((_, covering)) => {
+                    assert!(covering > 0, "{key:02x?}: its range deletion passed over")
+                }
             }
         }
     }
