@@ -839,4 +839,373 @@ mod redteam {
             }
         }
     }
+
+    // -- A mutation loop over the golden tables (`cargo test --test it
+    // pebble_mutations -- --ignored`; PEBBLE_MUTATE_SECS seconds, 20 by
+    // default; PEBBLE_MUTATE_SEED). Blocks are found by their trailers;
+    // mutated in place with their checksums refitted, or the footer's and
+    // metaindex's handles pointed at other blocks, or properties changed.
+    // Every read must return or err, and stay within the fuzz target's
+    // bound of memory.
+
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n.max(1) as u64) as usize
+        }
+    }
+
+    /// A golden table taken apart: its blocks (by their trailers), its
+    /// footer, its metaindex and properties.
+    struct Parts {
+        name: String,
+        bytes: Vec<u8>,
+        footer: Footer,
+        footer_len: usize,
+        blocks: Vec<BlockHandle>,
+        metaindex: Vec<Entry>,
+        props: Vec<Entry>,
+        format: u32,
+        keys: Vec<Vec<u8>>,
+    }
+
+    fn footer_len(footer: &Footer) -> usize {
+        match (footer.magic, footer.format_version) {
+            (PEBBLE_MAGIC, 6) => 57,
+            (PEBBLE_MAGIC, 7) => 61,
+            (leveldb_filter::format::TABLE_MAGIC, _) => 48,
+            _ => 53,
+        }
+    }
+
+    fn parts(t: &crate::vectors::PebbleTable) -> Parts {
+        let bytes = t.bytes.clone();
+        let footer = Footer::read(&bytes[..]).unwrap();
+        let flen = footer_len(&footer);
+        let end = bytes.len() - flen;
+        let mut blocks = Vec::new();
+        let mut s = 0;
+        'scan: while s < end {
+            let mut crc = crc32c::crc32c(&[]);
+            for e in s..end.saturating_sub(4) {
+                let type_byte = bytes[e];
+                if matches!(type_byte, 0 | 1 | 7 | 8) {
+                    let stored = u32::from_le_bytes(bytes[e + 1..e + 5].try_into().unwrap());
+                    let found = match footer.checksum {
+                        ChecksumType::Crc32c => {
+                            let c = crc32c::crc32c_append(crc, &[type_byte]);
+                            c.rotate_right(15).wrapping_add(0xa282_ead8)
+                        }
+                        other => other.checksum(&bytes[s..e], type_byte).unwrap(),
+                    };
+                    if found == stored {
+                        blocks.push(BlockHandle {
+                            offset: s as u64,
+                            size: (e - s) as u64,
+                        });
+                        s = e + 5;
+                        continue 'scan;
+                    }
+                }
+                crc = crc32c::crc32c_append(crc, &bytes[e..e + 1]);
+            }
+            break;
+        }
+        let table = Table::open(&bytes[..]).unwrap();
+        let format = footer.format_version;
+        let metaindex = table.metaindex().to_vec();
+        let props = table.props().entries.clone();
+        let keys = t
+            .answers
+            .iter()
+            .map(|(k, _, _)| k.clone())
+            .collect::<Vec<_>>();
+        Parts {
+            name: t.name.clone(),
+            bytes,
+            footer,
+            footer_len: flen,
+            blocks,
+            metaindex,
+            props,
+            format,
+            keys,
+        }
+    }
+
+    /// A columnar key-value block (Pebblev6's metaindex, Pebblev7's
+    /// properties).
+    fn kv_block(entries: &[Entry]) -> Vec<u8> {
+        let keys: Vec<&[u8]> = entries.iter().map(|e| &e.0[..]).collect();
+        let values: Vec<&[u8]> = entries.iter().map(|e| &e.1[..]).collect();
+        columnar(
+            &[],
+            entries.len() as u32,
+            &[
+                (BYTES, &|b| put_bytes(b, &keys)),
+                (BYTES, &|b| put_bytes(b, &values)),
+            ],
+        )
+    }
+
+    /// A footer like `footer`, naming `meta` and `index`.
+    fn footer_bytes(footer: &Footer, meta: BlockHandle, index: BlockHandle) -> Vec<u8> {
+        let mut out = Vec::new();
+        if footer.magic == leveldb_filter::format::TABLE_MAGIC {
+            out.extend(handle_bytes(meta));
+            out.extend(handle_bytes(index));
+            out.resize(40, 0);
+            out.extend_from_slice(&footer.magic.to_le_bytes());
+            return out;
+        }
+        out.push(match footer.checksum {
+            ChecksumType::Crc32c => 1,
+            _ => 3,
+        });
+        out.extend(handle_bytes(meta));
+        out.extend(handle_bytes(index));
+        out.resize(41, 0);
+        if footer.magic == PEBBLE_MAGIC && footer.format_version >= 6 {
+            if footer.format_version >= 7 {
+                out.extend_from_slice(&footer.attributes.to_le_bytes());
+            }
+            let at = out.len();
+            out.extend_from_slice(&[0; 4]);
+            out.extend_from_slice(&footer.format_version.to_le_bytes());
+            out.extend_from_slice(&footer.magic.to_le_bytes());
+            let crc = crc32c::crc32c_append(crc32c::crc32c(&out[..at]), &out[at + 4..]);
+            let sum = crc.rotate_right(15).wrapping_add(0xa282_ead8);
+            out[at..at + 4].copy_from_slice(&sum.to_le_bytes());
+            return out;
+        }
+        out.extend_from_slice(&footer.format_version.to_le_bytes());
+        out.extend_from_slice(&footer.magic.to_le_bytes());
+        out
+    }
+
+    const INTERESTING: [u64; 12] = [
+        0,
+        1,
+        2,
+        7,
+        0x7f,
+        0x80,
+        0xff,
+        0x100,
+        0xffff,
+        0x7fff_ffff,
+        0x8000_0000,
+        0xffff_ffff,
+    ];
+
+    /// One mutation of `p`.
+    fn mutate(p: &Parts, rng: &mut Rng) -> Vec<u8> {
+        let mut bytes = p.bytes.clone();
+        let pick = |rng: &mut Rng| p.blocks[rng.below(p.blocks.len())];
+        match rng.below(10) {
+            // In place, the checksum refitted.
+            0..=5 => {
+                let h = pick(rng);
+                let (start, size) = (h.offset as usize, h.size as usize);
+                if size == 0 {
+                    return bytes;
+                }
+                for _ in 0..1 + rng.below(3) {
+                    let at = start + rng.below(size);
+                    match rng.below(6) {
+                        0 => bytes[at] ^= 1 << rng.below(8),
+                        1 => bytes[at] = INTERESTING[rng.below(INTERESTING.len())] as u8,
+                        2 => bytes[at] = rng.next() as u8,
+                        3 => {
+                            let v = match rng.below(3) {
+                                0 => INTERESTING[rng.below(INTERESTING.len())] as u32,
+                                1 => (size as u32)
+                                    .wrapping_add(rng.below(3) as u32)
+                                    .wrapping_sub(1),
+                                _ => rng.below(64) as u32,
+                            };
+                            let n = (start + size - at).min(4);
+                            bytes[at..at + n].copy_from_slice(&v.to_le_bytes()[..n]);
+                        }
+                        4 => {
+                            // Splice a run of the block over another.
+                            let from = start + rng.below(size);
+                            let n = rng
+                                .below(16)
+                                .min(start + size - from)
+                                .min(start + size - at);
+                            let run = bytes[from..from + n].to_vec();
+                            bytes[at..at + n].copy_from_slice(&run);
+                        }
+                        _ => bytes[at] = bytes[at].wrapping_add(1),
+                    }
+                }
+                let type_byte = bytes[start + size];
+                let sum = p
+                    .footer
+                    .checksum
+                    .checksum(&bytes[start..start + size], type_byte)
+                    .unwrap();
+                bytes[start + size + 1..start + size + 5].copy_from_slice(&sum.to_le_bytes());
+                bytes
+            }
+            // The footer's index handle at another block.
+            6 => {
+                let end = bytes.len() - p.footer_len;
+                bytes.truncate(end);
+                let footer = footer_bytes(&p.footer, p.footer.metaindex, pick(rng));
+                bytes.extend(footer);
+                bytes
+            }
+            // A metaindex entry at another block, or properties changed.
+            _ => {
+                let end = bytes.len() - p.footer_len;
+                bytes.truncate(end);
+                let mut meta = p.metaindex.clone();
+                let mut props = p.props.clone();
+                if rng.below(2) == 0 && !meta.is_empty() {
+                    let i = rng.below(meta.len());
+                    meta[i].1 = handle_bytes(pick(rng));
+                } else if !props.is_empty() {
+                    let i = rng.below(props.len());
+                    props[i].1 = match rng.below(6) {
+                        0 => vec![],
+                        1 => vec![2, 0, 0, 0],
+                        2 => vec![0, 0, 0, 0],
+                        3 => {
+                            let mut v = Vec::new();
+                            varint(&mut v, INTERESTING[rng.below(INTERESTING.len())]);
+                            v
+                        }
+                        4 => b"crdb1".to_vec(),
+                        _ => [
+                            &b"leveldb.BytewiseComparator"[..],
+                            b"cockroach_comparator",
+                            b"pebble.internal.testkeys",
+                        ][rng.below(3)]
+                        .to_vec(),
+                    };
+                    let block = match p.format >= 7 && p.footer.magic == PEBBLE_MAGIC {
+                        true => kv_block(&props),
+                        false => row_block(&props),
+                    };
+                    let h = append_with(p.footer.checksum, &mut bytes, &block, 0);
+                    let name = b"rocksdb.properties";
+                    if let Some(e) = meta.iter_mut().find(|e| e.0 == name) {
+                        e.1 = handle_bytes(h);
+                    }
+                }
+                let block = match p.format >= 6 && p.footer.magic == PEBBLE_MAGIC {
+                    true => kv_block(&meta),
+                    false => row_block(&meta),
+                };
+                let h = append_with(p.footer.checksum, &mut bytes, &block, 0);
+                let footer = footer_bytes(&p.footer, h, p.footer.index);
+                bytes.extend(footer);
+                bytes
+            }
+        }
+    }
+
+    fn read_all(data: &[u8], keys: &[Vec<u8>]) {
+        fuzz_read(data);
+        let Ok(table) = Table::open(data) else { return };
+        for key in keys {
+            let _ = table.filter_answer(key);
+            let _ = table.get_step(key);
+            let _ = table.data_block_for(key);
+        }
+    }
+
+    #[test]
+    #[ignore]
+    fn pebble_mutations() {
+        let secs: u64 = std::env::var("PEBBLE_MUTATE_SECS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(20);
+        let seed: u64 = std::env::var("PEBBLE_MUTATE_SEED")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0x9e37_79b9_7f4a_7c15);
+        let only = std::env::var("PEBBLE_MUTATE_ONLY").ok();
+        let all: Vec<Parts> = crate::vectors::pebble_tables()
+            .iter()
+            .filter(|t| only.as_deref().is_none_or(|o| t.name.contains(o)))
+            // Tables this reader reads (not MinLZ's, yet).
+            .filter(|t| Table::open(&t.bytes[..]).is_ok_and(|t| t.walk().is_ok()))
+            .map(parts)
+            .collect();
+        for p in &all {
+            assert!(
+                p.blocks.len() >= 3,
+                "{}: {} blocks found",
+                p.name,
+                p.blocks.len()
+            );
+        }
+        let out = std::path::Path::new("/tmp/pebble-redteam");
+        std::fs::create_dir_all(out).unwrap();
+        let mut rng = Rng(seed | 1);
+        let start = std::time::Instant::now();
+        let (mut runs, mut failures) = (0u64, Vec::new());
+        let hook = std::panic::take_hook();
+        std::panic::set_hook(Box::new(|_| {}));
+        while start.elapsed().as_secs() < secs {
+            let p = &all[rng.below(all.len())];
+            let data = mutate(p, &mut rng);
+            let keys: Vec<Vec<u8>> = (0..4)
+                .map(|_| p.keys[rng.below(p.keys.len())].clone())
+                .collect();
+            let t0 = std::time::Instant::now();
+            let result =
+                std::panic::catch_unwind(|| peak::peak_during(|| read_all(&data, &keys)).1);
+            let took = t0.elapsed();
+            let problem = match result {
+                Err(e) => Some(format!(
+                    "panic: {}",
+                    e.downcast_ref::<String>()
+                        .cloned()
+                        .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                        .unwrap_or_default()
+                )),
+                Ok(peak) if peak > fuzz_bound(data.len()) => {
+                    Some(format!("peak {peak} for {} bytes", data.len()))
+                }
+                Ok(_) if took.as_secs() >= 2 => Some(format!("took {took:?}")),
+                Ok(_) => None,
+            };
+            if let Some(problem) = problem {
+                let file = out.join(format!("{}-{runs}.sst", p.name));
+                std::fs::write(&file, &data).unwrap();
+                std::fs::write(
+                    file.with_extension("keys"),
+                    keys.iter()
+                        .map(|k| {
+                            format!(
+                                "{}\n",
+                                k.iter().map(|b| format!("{b:02x}")).collect::<String>()
+                            )
+                        })
+                        .collect::<String>(),
+                )
+                .unwrap();
+                failures.push(format!("{}: {problem}", file.display()));
+            }
+            runs += 1;
+        }
+        std::panic::set_hook(hook);
+        eprintln!("{runs} mutations, {} failures", failures.len());
+        for f in failures.iter().take(40) {
+            eprintln!("{f}");
+        }
+        assert!(failures.is_empty());
+    }
 }
