@@ -1488,4 +1488,60 @@ mod redteam {
             linear.len()
         );
     }
+
+    /// A Pebblev5 table whose single-level index has `entries` rows, all
+    /// pointing to one one-row data block.
+    fn index_of(entries: usize) -> Vec<u8> {
+        let mut file = Vec::new();
+        let data = append(&mut file, &cheap_rows_block(1), 0);
+        let seps: Vec<Vec<u8>> = (0..entries)
+            .map(|i| format!("{i:08}").into_bytes())
+            .collect();
+        let rows: Vec<(&[u8], BlockHandle)> = seps.iter().map(|s| (&s[..], data)).collect();
+        let index = append(&mut file, &columnar_index(&rows), 0);
+        let props = vec![
+            (
+                b"pebble.colblk.schema".to_vec(),
+                b"DefaultKeySchema(leveldb.BytewiseComparator,16)".to_vec(),
+            ),
+            (
+                b"rocksdb.comparator".to_vec(),
+                b"leveldb.BytewiseComparator".to_vec(),
+            ),
+        ];
+        let props = append(&mut file, &row_block(&props), 0);
+        let meta = append(
+            &mut file,
+            &row_block(&[(b"rocksdb.properties".to_vec(), handle_bytes(props))]),
+            0,
+        );
+        pebble_footer(&mut file, 5, meta, index);
+        file
+    }
+
+    /// A `Get` in a columnar table parses the whole top-level index
+    /// (`seek_index` -> `IndexBlock::parse`, which checks every offset of
+    /// the separators and properties columns) before its binary search: a
+    /// lookup costs the index's size, not its logarithm, and a table whose
+    /// index the reader holds costs that at every `Get`. Row-block indexes
+    /// are binary searched in place.
+    #[test]
+    fn pebble_get_time_logarithmic_in_the_index() {
+        let time = |file: &[u8]| {
+            let t = Table::open(file).unwrap();
+            let start = std::time::Instant::now();
+            for i in 0..200 {
+                let key = format!("{:08}", i * 997).into_bytes();
+                t.get_step(&key).unwrap();
+            }
+            start.elapsed()
+        };
+        let (small, large) = (index_of(1_000), index_of(200_000));
+        let (s, l) = (time(&small), time(&large));
+        eprintln!("200 Gets: {s:?} with 1,000 index rows, {l:?} with 200,000");
+        assert!(
+            l < 4 * s + std::time::Duration::from_millis(100),
+            "200 Gets: {s:?} with 1,000 index rows, {l:?} with 200,000"
+        );
+    }
 }
