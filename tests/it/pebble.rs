@@ -1156,11 +1156,19 @@ mod redteam {
         let mut rng = Rng(seed | 1);
         let start = std::time::Instant::now();
         let (mut runs, mut failures) = (0u64, Vec::new());
+        // Mutations that open, and that also walk.
+        let mut depth = [0u64; 2];
         let hook = std::panic::take_hook();
         std::panic::set_hook(Box::new(|_| {}));
         while start.elapsed().as_secs() < secs {
             let p = &all[rng.below(all.len())];
             let data = mutate(p, &mut rng);
+            if let Ok(t) = Table::open(&data[..]) {
+                depth[0] += 1;
+                if t.walk().is_ok() {
+                    depth[1] += 1;
+                }
+            }
             let keys: Vec<Vec<u8>> = (0..4)
                 .map(|_| p.keys[rng.below(p.keys.len())].clone())
                 .collect();
@@ -1202,7 +1210,12 @@ mod redteam {
             runs += 1;
         }
         std::panic::set_hook(hook);
-        eprintln!("{runs} mutations, {} failures", failures.len());
+        eprintln!(
+            "{runs} mutations ({} open, {} walk), {} failures",
+            depth[0],
+            depth[1],
+            failures.len()
+        );
         for f in failures.iter().take(40) {
             eprintln!("{f}");
         }
