@@ -118,7 +118,8 @@ pub enum Error {
     /// A Pebble table's columnar data blocks are laid out by a key schema
     /// this crate does not read (its property `pebble.colblk.schema`; empty
     /// where it names none): only that schema's code can put its keys
-    /// together.
+    /// together. (A `DefaultKeySchema` of another comparer than the table's
+    /// is one: its blocks' prefixes are that comparer's.)
     UnknownKeySchema {
         /// The schema's name.
         name: String,
@@ -216,7 +217,7 @@ impl fmt::Display for Error {
             ),
             Error::UnknownKeySchema { ref name } => write!(
                 f,
-                "columnar data blocks under key schema {name:?}, whose layout only its own code knows (known: DefaultKeySchema(...), crdb1)"
+                "columnar data blocks under key schema {name:?}, whose layout only its own code knows (read: DefaultKeySchema of the table's comparer, crdb1 under cockroach_comparator)"
             ),
             Error::CustomCompression {
                 block,
@@ -503,6 +504,10 @@ pub enum Limit {
     UncompressedSize,
     /// The distinct partitions a partitioned filter's index names.
     FilterPartitions,
+    /// The merge operands of one key a `Get` holds from one data block.
+    MergeOperands,
+    /// The bytes a table's range deletions hold once read.
+    RangeDeletions,
 }
 
 impl fmt::Display for Limit {
@@ -513,6 +518,10 @@ impl fmt::Display for Limit {
             }
             Limit::FilterPartitions => {
                 "the bytes of the distinct filter partitions its entries name (at most twice the file's size, each counted as at least 64)"
+            }
+            Limit::MergeOperands => "the merge operands of one key in one data block (at most 65536)",
+            Limit::RangeDeletions => {
+                "the bytes a table's range deletions hold (at most twice the block's size and 64 KiB)"
             }
         })
     }

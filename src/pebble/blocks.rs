@@ -14,7 +14,8 @@ pub(super) fn key_values(block: &[u8], columnar: bool) -> Result<Vec<Named>, Cor
     if columnar {
         return super::columnar::key_values(block);
     }
-    let mut cursor = Cursor::new(block, Layout::Plain)?;
+    // Pebble masks bit 31 of every restart point.
+    let mut cursor = Cursor::new(block, Layout::Plain)?.flagged_restarts(true);
     let mut entries = Vec::new();
     let mut more = cursor.seek_to_first()?;
     while more {

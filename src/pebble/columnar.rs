@@ -22,10 +22,24 @@ pub(super) fn index_handles(
     Ok(IndexBlock::parse(block)?.iter().map(|e| e.handle))
 }
 
+/// The rows of an index block, read and checked whole.
+pub(super) fn index_len(block: &[u8]) -> Result<usize, Corruption> {
+    Ok(IndexBlock::parse(block)?.len())
+}
+
 /// The first entry of an index block whose separator (a user key) is at or
-/// past `key`, bytewise, by binary search: `None` past the last.
-pub(super) fn seek_index(block: &[u8], key: &[u8]) -> Result<Option<BlockHandle>, Corruption> {
-    let index = IndexBlock::parse(block)?;
+/// past `key`, bytewise, by binary search: `None` past the last. With
+/// `checked`, the block was read whole and checked before (a table's
+/// top-level index), and the seek reads only the rows it compares.
+pub(super) fn seek_index(
+    block: &[u8],
+    key: &[u8],
+    checked: bool,
+) -> Result<Option<BlockHandle>, Corruption> {
+    let index = match checked {
+        true => IndexBlock::parse_checked_once(block)?,
+        false => IndexBlock::parse(block)?,
+    };
     // Rows below `lo` are below the key; rows at `hi` and past are not.
     let (mut lo, mut hi) = (0, index.len());
     while lo < hi {

@@ -9,7 +9,7 @@ use super::filter::{may_contain, FilterAnswer};
 use super::keys::INDEX;
 use super::tombstones::Tombstones;
 use super::{Split, Table};
-use crate::format::{BlockHandle, BlockKind, Corruption, EntryKind, KeyEntry, TableStep};
+use crate::format::{BlockHandle, BlockKind, Corruption, EntryKind, KeyEntry, Limit, TableStep};
 use crate::Error;
 
 impl Table<'_> {
@@ -18,9 +18,16 @@ impl Table<'_> {
     /// crate does not know) and a lookup reads on.
     pub fn filter_answer(&self, key: &[u8]) -> Option<FilterAnswer> {
         let (_, filter) = self.filter()?;
+        // A columnar table's filter holds its key schema's prefixes, which
+        // are the comparer's only under a schema read here.
+        if self.format.columnar() && self.schema.is_err() {
+            return None;
+        }
         let prefix = self.split()?.prefix(key);
         Some(match filter {
-            Ok(data) => may_contain(data, prefix, self.props.point_keys() != Some(0)),
+            // An empty filter rules keys out only where no block holds one.
+            Ok(data) if data.len() <= 5 => may_contain(data, prefix, !self.holds_no_point_key()),
+            Ok(data) => may_contain(data, prefix, true),
             Err(_) => FilterAnswer::Malformed,
         })
     }
@@ -61,15 +68,29 @@ impl Table<'_> {
             return Ok(TableStep::PastLastKey);
         };
         let block = self.block(BlockKind::Data, handle)?;
-        let mut entries = Vec::new();
+        // A `Get` reads the key's entries up to the first that is not a
+        // merge operand; a crafted block's operands are held up to a limit.
+        let (mut entries, mut done) = (Vec::new(), false);
         self.block_keys(&block, handle, &mut |user_key, _, trailer| {
-            if user_key == key {
-                entries.push(KeyEntry {
-                    kind: kind(trailer as u8),
-                    sequence: trailer >> 8,
-                });
+            if done || user_key != key {
+                return;
             }
+            let kind = kind(trailer as u8);
+            done = kind != EntryKind::Merge || entries.len() >= MAX_OPERANDS;
+            entries.push(KeyEntry {
+                kind,
+                sequence: trailer >> 8,
+            });
         })?;
+        if entries.len() > MAX_OPERANDS {
+            return Err(Error::LimitExceeded {
+                block: BlockKind::Data,
+                offset: handle.offset,
+                what: Limit::MergeOperands,
+                found: entries.len() as u64,
+                limit: MAX_OPERANDS as u64,
+            });
+        }
         Ok(TableStep::Read(entries))
     }
 
@@ -78,23 +99,27 @@ impl Table<'_> {
     /// index, the partition's); `None` past the last. (Under another
     /// comparer the block found is the bytewise order's.)
     pub fn data_block_for(&self, key: &[u8]) -> Result<Option<BlockHandle>, Error> {
-        let Some(handle) = self.seek_index(&self.index, self.footer.index.offset, key)? else {
+        // The top-level index was read whole and checked at open.
+        let top = self.seek_index(&self.index, self.footer.index.offset, key, true)?;
+        let Some(handle) = top else {
             return Ok(None);
         };
-        if !self.props.two_level_index() {
+        if !self.two_level {
             return Ok(Some(handle));
         }
         let partition = self.block(BlockKind::Index, handle)?;
-        self.seek_index(&partition, handle.offset, key)
+        self.seek_index(&partition, handle.offset, key, false)
     }
 
     /// The first entry of an index block at `offset` whose separator is at
-    /// or past user key `key`, bytewise.
+    /// or past user key `key`, bytewise (`checked`: a columnar block read
+    /// and checked whole before).
     fn seek_index(
         &self,
         block: &[u8],
         offset: u64,
         key: &[u8],
+        checked: bool,
     ) -> Result<Option<BlockHandle>, Error> {
         let corrupt = |what| Error::CorruptBlock {
             block: BlockKind::Index,
@@ -102,7 +127,7 @@ impl Table<'_> {
             what,
         };
         if self.format.columnar() {
-            return super::columnar::seek_index(block, key).map_err(corrupt);
+            return super::columnar::seek_index(block, key, checked).map_err(corrupt);
         }
         // Row separators are internal keys: one at the key's user key is
         // at or past a seek's largest tag.
@@ -126,6 +151,9 @@ impl Table<'_> {
         Ok(tombstones.as_ref().map_err(Clone::clone)?.covering(key))
     }
 }
+
+/// The most merge operands of one key a `Get` holds from one data block.
+const MAX_OPERANDS: usize = 1 << 16;
 
 /// The kind of Pebble's type byte, as a `Get` takes it.
 fn kind(byte: u8) -> EntryKind {

@@ -24,7 +24,7 @@ impl<'a> Table<'a> {
         &self,
         mut each: impl FnMut(BlockHandle) -> Result<bool, Error>,
     ) -> Result<(), Error> {
-        let two_level = self.props.two_level_index();
+        let two_level = self.two_level;
         let (mut data_end, mut partition_end) = (0, 0);
         let ordered = |end: &mut u64, handle: BlockHandle, offset| {
             if handle.offset < *end {
@@ -140,10 +140,12 @@ impl<'a> Table<'a> {
     }
 
     /// The key schema of a columnar table's data blocks, by the name its
-    /// properties give.
+    /// properties give (one of another comparer than the table's is not
+    /// read: Pebble does not open such a table).
     pub(super) fn key_schema(&self) -> Result<KeySchema, Error> {
-        let name = self.props.key_schema().unwrap_or_default();
-        KeySchema::from_name(&name).map_err(|_| Error::UnknownKeySchema { name })
+        self.schema
+            .clone()
+            .map_err(|name| Error::UnknownKeySchema { name })
     }
 }
 

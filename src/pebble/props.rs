@@ -12,11 +12,12 @@ pub struct Props {
 }
 
 impl Props {
-    /// The value of property `name`.
+    /// The value of property `name`: the last of that name, as Pebble's
+    /// reader keeps it.
     pub fn get(&self, name: &str) -> Option<&[u8]> {
         self.entries
             .iter()
-            .find(|(n, _)| n == name.as_bytes())
+            .rfind(|(n, _)| n == name.as_bytes())
             .map(|(_, v)| &v[..])
     }
 

@@ -6,6 +6,7 @@
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
+use super::colblk::KeySchema;
 use super::props::Props;
 use super::split::Split;
 use super::tombstones::Tombstones;
@@ -44,11 +45,6 @@ impl PebbleFormat {
     pub fn columnar(self) -> bool {
         self >= PebbleFormat::Pebble(5)
     }
-
-    /// Whether restart points may carry bit 31, a flag (Pebblev3 and later).
-    fn flagged_restarts(self) -> bool {
-        self >= PebbleFormat::Pebble(3)
-    }
 }
 
 impl std::fmt::Display for PebbleFormat {
@@ -75,6 +71,16 @@ pub struct Table<'a> {
     /// filter that does not read rules nothing out.
     pub(super) filter: Option<(BlockHandle, Result<&'a [u8], Error>)>,
     pub(super) index: Cow<'a, [u8]>,
+    /// What the properties say, read once: the comparer's split, whether
+    /// the index has two levels, the columnar key schema (or the name of
+    /// one this crate does not read).
+    pub(super) split: Option<Split>,
+    pub(super) two_level: bool,
+    pub(super) schema: Result<KeySchema, String>,
+    /// Whether the data blocks hold no point key (`None`: unknown, as a
+    /// walk that fails leaves it), found once, where an empty filter asks:
+    /// such a filter rules every key out only then.
+    pub(super) pointless: OnceLock<Option<bool>>,
     /// The range deletions, read when a `Get` first needs them.
     pub(super) tombstones: OnceLock<Result<Tombstones, Error>>,
 }
@@ -104,6 +110,10 @@ impl<'a> Table<'a> {
             props: Props::default(),
             filter: None,
             index: Cow::Borrowed(&[]),
+            split: None,
+            two_level: false,
+            schema: Err(String::new()),
+            pointless: OnceLock::new(),
             tombstones: OnceLock::new(),
         };
         if let Some(handle) = table.meta_handle("rocksdb.properties")? {
@@ -119,8 +129,59 @@ impl<'a> Table<'a> {
         if let Some(handle) = table.meta_handle(FILTER_NAME)? {
             table.filter = Some((handle, read_block(file, &footer, BlockKind::Filter, handle)));
         }
+        table.split = table.props.comparer().as_deref().and_then(Split::of);
+        table.two_level = table.props.two_level_index();
+        table.schema = table.key_schema_named();
         table.index = table.block(BlockKind::Index, footer.index)?;
+        table.check_index()?;
         Ok(table)
+    }
+
+    /// The key schema the properties name (Pebblev5 and later), as Pebble's
+    /// reader resolves it: under a `DefaultKeySchema` of another comparer
+    /// than the table's, Pebble does not open the table, and the blocks'
+    /// prefixes are no filter keys of this table's (the name, then).
+    fn key_schema_named(&self) -> Result<KeySchema, String> {
+        let name = self.props.key_schema().unwrap_or_default();
+        let schema = KeySchema::from_name(&name).map_err(|_| name.clone())?;
+        let comparer = self.props.comparer().unwrap_or_default();
+        let agrees = match schema {
+            KeySchema::Default => name
+                .strip_prefix("DefaultKeySchema(")
+                .is_some_and(|rest| rest.starts_with(&format!("{comparer},"))),
+            KeySchema::Cockroach => comparer == "cockroach_comparator",
+        };
+        agrees.then_some(schema).ok_or(name)
+    }
+
+    /// Checks a columnar top-level index whole, once: lookups then seek in
+    /// it reading only the rows they compare.
+    fn check_index(&self) -> Result<(), Error> {
+        if !self.format.columnar() {
+            return Ok(());
+        }
+        super::columnar::index_len(&self.index)
+            .map(|_| ())
+            .map_err(|what| Error::CorruptBlock {
+                block: BlockKind::Index,
+                offset: self.footer.index.offset,
+                what,
+            })
+    }
+
+    /// Whether the table holds no point key, walked once when first asked
+    /// (false where the walk fails).
+    pub(super) fn holds_no_point_key(&self) -> bool {
+        let pointless = self.pointless.get_or_init(|| {
+            let mut any = false;
+            let walked = self.for_each_data_handle(|handle| {
+                let block = self.block(BlockKind::Data, handle)?;
+                self.block_keys(&block, handle, &mut |_, _, _| any = true)?;
+                Ok(!any)
+            });
+            walked.ok().map(|()| !any)
+        });
+        *pointless == Some(true)
     }
 
     /// The handle a metaindex entry names (`None`: no such entry).
@@ -139,11 +200,12 @@ impl<'a> Table<'a> {
         }
     }
 
-    /// The value of metaindex entry `name`.
+    /// The value of metaindex entry `name`: the last of that name, as
+    /// Pebble's reader loads the metaindex into a map.
     pub fn meta(&self, name: &str) -> Option<&[u8]> {
         self.metaindex
             .iter()
-            .find(|(n, _)| n == name.as_bytes())
+            .rfind(|(n, _)| n == name.as_bytes())
             .map(|(_, v)| &v[..])
     }
 
@@ -170,7 +232,7 @@ impl<'a> Table<'a> {
     /// The split the comparer's name gives (`None`: a comparer this crate
     /// does not know, or none named).
     pub fn split(&self) -> Option<Split> {
-        Split::of(&self.props.comparer()?)
+        self.split
     }
 
     /// The filter block: its handle, and its bytes or why they do not read;
@@ -226,13 +288,14 @@ impl<'a> Table<'a> {
         }
     }
 
-    /// A cursor over a row block (Pebblev4 and before), bit 31 of its
-    /// restart points masked where Pebble sets it.
+    /// A cursor over a row block, bit 31 of its restart points masked as
+    /// Pebble's `decodeRestart` masks it in every format (Pebblev3 and later
+    /// set it).
     pub(super) fn row_cursor<'b>(
         &self,
         block: &'b [u8],
         layout: Layout,
     ) -> Result<Cursor<'b>, Corruption> {
-        Ok(Cursor::new(block, layout)?.flagged_restarts(self.format.flagged_restarts()))
+        Ok(Cursor::new(block, layout)?.flagged_restarts(true))
     }
 }

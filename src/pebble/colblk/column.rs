@@ -16,6 +16,9 @@ pub(crate) struct Column<'b> {
     block: &'b [u8],
     pos: usize,
     end: usize,
+    /// Whether offsets tables are checked to rise (see
+    /// [`ColumnarBlock::checked_once`](super::ColumnarBlock::checked_once)).
+    check_offsets: bool,
 }
 
 impl<'b> Column<'b> {
@@ -26,7 +29,19 @@ impl<'b> Column<'b> {
             block,
             pos: start,
             end,
+            check_offsets: true,
         }
+    }
+
+    /// The same column, its offsets tables checked to rise or not.
+    pub(crate) fn checking_offsets(mut self, check: bool) -> Self {
+        self.check_offsets = check;
+        self
+    }
+
+    /// Whether offsets tables are to be checked to rise.
+    pub(crate) fn checks_offsets(&self) -> bool {
+        self.check_offsets
     }
 
     /// The next byte.

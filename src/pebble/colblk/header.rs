@@ -74,6 +74,7 @@ pub(crate) struct ColumnarBlock<'b> {
     custom_len: usize,
     columns: usize,
     rows: usize,
+    check_offsets: bool,
 }
 
 impl<'b> ColumnarBlock<'b> {
@@ -103,6 +104,7 @@ impl<'b> ColumnarBlock<'b> {
             custom_len,
             columns,
             rows,
+            check_offsets: true,
         };
         let mut previous = header_end;
         for col in 0..columns {
@@ -120,6 +122,16 @@ impl<'b> ColumnarBlock<'b> {
             previous = start;
         }
         Ok(parsed)
+    }
+
+    /// The same block, its offsets tables no longer checked to rise: for a
+    /// block read whole and checked once (a table's top-level index), then
+    /// sought in many times, each seek in time of the rows it reads. A
+    /// string between offsets that fall is no string (`RawBytes::get`
+    /// answers `None`), so nothing unchecked is read.
+    pub(crate) fn checked_once(mut self) -> Self {
+        self.check_offsets = false;
+        self
     }
 
     /// The header of the block's kind, before the columnar header.
@@ -215,7 +227,8 @@ impl<'b> ColumnarBlock<'b> {
             return Err(Corruption::ColumnarSchema);
         }
         let range = self.column_range(col).ok_or(Corruption::ColumnarSchema)?;
-        let mut column = Column::new(self.block, range.start, range.end);
+        let mut column =
+            Column::new(self.block, range.start, range.end).checking_offsets(self.check_offsets);
         let decoded = read(&mut column)?;
         column.finish()?;
         Ok(decoded)

@@ -52,7 +52,16 @@ pub(crate) struct IndexEntry<'b> {
 impl<'b> IndexBlock<'b> {
     /// Reads `block`.
     pub(crate) fn parse(block: &'b [u8]) -> Result<Self, Corruption> {
-        let header = ColumnarBlock::parse(block, 0)?;
+        Self::from_header(ColumnarBlock::parse(block, 0)?)
+    }
+
+    /// Reads `block`, which [`IndexBlock::parse`] has read before, in time
+    /// independent of its rows (see [`ColumnarBlock::checked_once`]).
+    pub(crate) fn parse_checked_once(block: &'b [u8]) -> Result<Self, Corruption> {
+        Self::from_header(ColumnarBlock::parse(block, 0)?.checked_once())
+    }
+
+    fn from_header(header: ColumnarBlock<'b>) -> Result<Self, Corruption> {
         header.expect_columns(&[&COLUMNS])?;
         let rows = header.rows();
         Ok(IndexBlock {

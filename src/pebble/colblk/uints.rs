@@ -160,6 +160,9 @@ pub(crate) fn read_offsets<'b>(
     if offsets.base != 0 || offsets.width == 8 {
         return Err(Corruption::ColumnarOffsets);
     }
+    if !column.checks_offsets() {
+        return Ok(offsets);
+    }
     let mut previous = 0;
     for offset in offsets.iter() {
         if offset < previous {
