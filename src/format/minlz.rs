@@ -79,8 +79,9 @@ fn header(input: &[u8]) -> Result<Body<'_>, Corruption> {
     }
     let len = len as usize;
     // The reference refuses a length with no byte after it, even 0 (the
-    // empty block is the indicator alone), and ops that outnumber the
-    // bytes they make: each op makes at least as many bytes as it takes.
+    // empty block is the indicator alone), and ops longer than what they
+    // make (the specification: a compressed block is no bigger than its
+    // output).
     if rest.is_empty() || (len != 0 && len < rest.len()) {
         return Err(Corruption::BadMinLzData);
     }
@@ -281,8 +282,9 @@ fn copy(out: &mut [u8], done: usize, offset: usize, length: usize) {
     }
 }
 
-/// `length` bytes moved `N` at a time from `from` to `to`, `N` no more
-/// than `to - from`, rounded up to `N` within `out`.
+/// `length` bytes moved `N` at a time from `from` to `to`: `N` is no more
+/// than `to - from`, so that each move reads what is already written, and
+/// `length` rounded up to `N` fits in `out` from `to`.
 #[inline(always)]
 fn chunks<const N: usize>(out: &mut [u8], from: usize, to: usize, length: usize) {
     let mut k = 0;
