@@ -17,8 +17,10 @@ use super::varint64;
 use super::Error;
 #[cfg(feature = "codecs")]
 use super::{too_large, uncompressed_limit};
+use super::Field;
 use super::{BlockHandle, BlockKind, Compression};
-use super::{Corruption, Field};
+#[cfg(feature = "codecs")]
+use super::Corruption;
 
 /// The most a RocksDB block uncompresses to, per byte stored: deflate's
 /// largest ratio.
