@@ -30,6 +30,14 @@ pub enum ManifestError {
         /// The field: the log number, next file number or last sequence.
         field: &'static str,
     },
+    /// Pebble's virtual table whose backing table no edit created, or one
+    /// removed while the table is live.
+    NoBacking {
+        /// The virtual table's file number.
+        table: u64,
+        /// The backing table's file number.
+        backing: u64,
+    },
     /// The database orders keys by a comparator this crate does not know.
     UnknownComparator {
         /// Its name.
@@ -94,6 +102,12 @@ pub enum EditProblem {
     },
     /// An edit outside RocksDB's atomic group while the group is open.
     OutsideAtomicGroup,
+    /// Pebble's bounds marker of a table without point keys that says a
+    /// bound is a point key's.
+    BoundsMarker {
+        /// The marker byte.
+        marker: u8,
+    },
 }
 
 impl fmt::Display for ManifestError {
@@ -112,6 +126,10 @@ impl fmt::Display for ManifestError {
             ManifestError::Missing { field } => write!(
                 f,
                 "no edit gives the {field}, without which LevelDB and RocksDB do not open the database (an empty or cut-short MANIFEST)"
+            ),
+            ManifestError::NoBacking { table, backing } => write!(
+                f,
+                "virtual table {table} is backed by table {backing}, which no edit created or one removed (Pebble will not open the database)"
             ),
             ManifestError::UnknownComparator { name } => write!(
                 f,
@@ -151,6 +169,10 @@ impl fmt::Display for EditProblem {
                     "more garbage in blob file {number} than it was written with"
                 )
             }
+            EditProblem::BoundsMarker { marker } => write!(
+                f,
+                "bounds marker {marker:#04x} of a table without point keys names a point key bound"
+            ),
             EditProblem::ShortKey { len } => {
                 write!(
                     f,

@@ -5,7 +5,8 @@
 //! merged, found, whatever ends them), and a range tombstone covers every
 //! older entry of the key in its own table, and ends the walk there
 //! (RocksDB's `Version::Get` reads no table past one whose tombstone
-//! covers the key: they hold only older entries).
+//! covers the key: they hold only older entries). Pebble's `Get` reads on
+//! past a point deletion ([`GetWalk::new`]).
 //!
 //! ```
 //! use leveldb_filter::db::{GetWalk, Outcome, TableStep};
@@ -23,6 +24,7 @@
 
 use std::fmt;
 
+use super::Engine;
 use crate::format::{EntryKind, TableStep};
 
 /// How a `Get` ends.
@@ -73,9 +75,23 @@ pub struct GetWalk {
     merges: usize,
     unordered: bool,
     end: Option<Outcome>,
+    /// Pebble's: a point deletion ends the outcome, not the reading.
+    past_deletions: bool,
 }
 
 impl GetWalk {
+    /// A `Get` of `engine`'s. Pebble's iterator, having met a point
+    /// deletion, looks for the key's older entries to pass over them: it
+    /// reads on, level after level, to the last, or to one whose range
+    /// deletion covers the key; the `Get` returns not found all the same.
+    /// (The tables it reads then ask their filters, which Pebble counts.)
+    pub fn new(engine: Engine) -> GetWalk {
+        GetWalk {
+            past_deletions: engine == Engine::Pebble,
+            ..GetWalk::default()
+        }
+    }
+
     /// Takes the next table's step, with the largest sequence number of
     /// that table's range tombstones covering the key (0: none), which
     /// RocksDB takes before it asks the filter; returns whether the `Get`
@@ -83,7 +99,7 @@ impl GetWalk {
     /// the key.
     pub fn step(&mut self, step: &TableStep, covering: u64) -> bool {
         if self.end.is_some() {
-            return false;
+            return self.reads_on(covering);
         }
         self.covering = self.covering.max(covering);
         match step {
@@ -110,7 +126,14 @@ impl GetWalk {
         if self.end.is_none() && self.covering > 0 {
             self.end = Some(self.merged(Outcome::RangeDeleted));
         }
-        self.end.is_none()
+        self.end.is_none() || self.reads_on(covering)
+    }
+
+    /// Whether a `Get` that has its outcome reads on past a table whose
+    /// range deletions cover the key at `covering`: Pebble's past a point
+    /// deletion, while no range deletion covers the key.
+    fn reads_on(&self, covering: u64) -> bool {
+        self.past_deletions && self.end == Some(Outcome::Deleted) && covering == 0
     }
 
     /// Merge operands merge into a value whatever ends them, but a failure;
@@ -231,6 +254,29 @@ mod tests {
 
     fn walk_of(steps: &[(TableStep, u64)]) -> Outcome {
         walk(steps).0
+    }
+
+    #[test]
+    fn pebbles_get_reads_past_a_deletion_to_a_range_deletion() {
+        use EntryKind::*;
+        let mut walk = GetWalk::new(Engine::Pebble);
+        // A deletion, then older tables: read (their entries hidden), to
+        // the one whose range deletion covers the key.
+        assert!(walk.step(&read(&[(Deletion, 9)]), 0));
+        assert!(walk.step(&TableStep::Absent, 0));
+        assert!(walk.step(&read(&[(Value, 5)]), 0));
+        assert!(!walk.step(&read(&[]), 3));
+        assert_eq!(walk.outcome(), Outcome::Deleted);
+        // A deletion in a table whose range deletion covers the key: no
+        // further.
+        let mut walk = GetWalk::new(Engine::Pebble);
+        assert!(!walk.step(&read(&[(SingleDeletion, 9)]), 4));
+        // A value ends it; so does a deletion elsewhere.
+        let mut walk = GetWalk::new(Engine::Pebble);
+        assert!(!walk.step(&read(&[(Value, 9)]), 0));
+        let mut walk = GetWalk::new(Engine::RocksDb);
+        assert!(!walk.step(&read(&[(Deletion, 9)]), 0));
+        assert_eq!(walk.outcome(), Outcome::Deleted);
     }
 
     #[test]

@@ -3,7 +3,10 @@
 //! type and the payload; a logical record is one full record or a first,
 //! middles and a last. RocksDB's recyclable types carry a 4-byte log number:
 //! a record of another number is left from the file's previous use, and
-//! ends the log.
+//! ends the log. Pebble's logs (`record/record.go`) are the same, and its
+//! WAL-sync types (9 to 12: full, first, middle, last) carry the log number
+//! and an 8-byte offset the log was synced to; the types RocksDB gives 9 to
+//! 11 (its metadata) are not Pebble's.
 
 use std::fmt;
 
@@ -12,6 +15,8 @@ use crate::format::unmask;
 const BLOCK: usize = 32 * 1024;
 const HEADER: usize = 7;
 const RECYCLABLE_HEADER: usize = 11;
+/// Pebble's WAL-sync header: the recyclable one and the synced offset.
+const WAL_SYNC_HEADER: usize = 19;
 
 /// What is wrong with a physical log record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,6 +79,8 @@ pub(super) struct Records<'a> {
     /// goes on (kept in `dropped`) rather than ending the log.
     resync: bool,
     dropped: Vec<(u64, RecordProblem)>,
+    /// Pebble's record types (its WAL-sync ones, no RocksDB metadata).
+    pebble: bool,
 }
 
 impl<'a> Records<'a> {
@@ -88,7 +95,15 @@ impl<'a> Records<'a> {
             truncated: false,
             resync: false,
             dropped: Vec::new(),
+            pebble: false,
         }
+    }
+
+    /// Read as Pebble's `record.Reader` reads a log: types 9 to 12 are its
+    /// WAL-sync fragments, and no type is metadata to skip.
+    pub(super) fn pebble(mut self) -> Self {
+        self.pebble = true;
+        self
     }
 
     /// Read as LevelDB's recovery reads a log (without `paranoid_checks`):
@@ -128,14 +143,15 @@ impl<'a> Records<'a> {
                 return None;
             }
             let offset = self.at;
-            let kind = rest[6];
+            let mut kind = rest[6];
             // Recyclable fragments, a recyclable timestamp-size record, and
-            // a recyclable predecessor-WAL record (RocksDB 9.10+).
-            let recyclable = matches!(kind, 5..=8 | 11 | 131);
-            let header = if recyclable {
-                RECYCLABLE_HEADER
-            } else {
-                HEADER
+            // a recyclable predecessor-WAL record (RocksDB 9.10+); Pebble's
+            // recyclable and WAL-sync fragments.
+            let (recyclable, header) = match (self.pebble, kind) {
+                (true, 5..=8) => (true, RECYCLABLE_HEADER),
+                (true, 9..=12) => (true, WAL_SYNC_HEADER),
+                (false, 5..=8 | 11 | 131) => (true, RECYCLABLE_HEADER),
+                _ => (false, HEADER),
             };
             let length = u16::from_le_bytes([rest[4], rest[5]]);
             let end = header + usize::from(length);
@@ -171,6 +187,10 @@ impl<'a> Records<'a> {
                     offset as u64,
                     RecordProblem::Checksum { expected, found },
                 )));
+            }
+            if self.pebble && (9..=12).contains(&kind) {
+                // A WAL-sync fragment is in the place of the legacy one.
+                kind -= 8;
             }
             return Some(Ok((offset, kind, &rest[header..end])));
         }
@@ -239,7 +259,7 @@ impl Iterator for Records<'_> {
                 // RocksDB's records of timestamp sizes (WALs), which a
                 // MANIFEST does not hold, and types it marks as safe to
                 // ignore (bit 7): skipped as metadata.
-                (10 | 11 | 128.., _) => {}
+                (10 | 11 | 128.., _) if !self.pebble => {}
                 (kind, _) if self.resync => {
                     self.dropped
                         .push((offset as u64, RecordProblem::UnknownType { kind }));

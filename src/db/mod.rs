@@ -1,6 +1,7 @@
-//! A database directory's live tables, as LevelDB and RocksDB find them:
-//! `CURRENT` names the MANIFEST, a log of version edits; replaying the
-//! edits gives each column family's tables, their levels and key ranges.
+//! A database directory's live tables, as LevelDB, RocksDB and Pebble find
+//! them: `CURRENT` (or Pebble's marker files, [`locate_manifest`]) names
+//! the MANIFEST, a log of version edits; replaying the edits gives each
+//! column family's tables, their levels and key ranges.
 //!
 //! [`Manifest::parse`] reads a MANIFEST's bytes within their bounds and
 //! fails on the first damaged record or edit, as both engines' `DB::Open`
@@ -19,7 +20,9 @@
 mod edit;
 mod error;
 mod get;
+mod locate;
 mod log;
+mod pebble;
 mod replay;
 mod wal;
 
@@ -33,10 +36,16 @@ pub use crate::format::TableStep;
 use edit::Edit;
 pub use error::{CurrentProblem, EditProblem, ManifestError};
 pub use get::{GetWalk, Outcome};
+pub use locate::{
+    locate_manifest, options_engine, DirNames, LiveManifest, LocateError, LocateProblem,
+    ManifestPointer, MAX_CURRENT,
+};
 pub use log::RecordProblem;
+pub use pebble::{pebble_step_without_filter, PebbleGet};
 use replay::Replay;
 pub use wal::{
-    for_each_batch_entry, BatchEntry, BatchItem, Marker, Memtable, MemtableAnswer, WalProblem,
+    for_each_batch_entry, for_each_pebble_batch_entry, BatchEntry, BatchItem, Marker, Memtable,
+    MemtableAnswer, WalProblem,
 };
 
 /// The most levels a MANIFEST may name (RocksDB's `num_levels` is an
@@ -88,6 +97,70 @@ pub struct LiveTable {
     /// user-defined timestamps: RocksDB's `persist_user_defined_timestamps
     /// = false` strips them (the new-file field 16 says 0).
     pub timestamps_persisted: bool,
+    /// What Pebble records of the table beyond LevelDB's and RocksDB's
+    /// fields: `None` for most tables (kept apart, boxed, so that a table
+    /// of LevelDB's or RocksDB's is no larger for it).
+    pub pebble: Option<Box<PebbleTable>>,
+}
+
+/// What Pebble records of a table beyond LevelDB's and RocksDB's fields.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PebbleTable {
+    /// A virtual table's backing table, whose file holds its keys, the
+    /// table being the part of that file within its bounds; `None` for a
+    /// table of its own file.
+    pub backing: Option<Backing>,
+    /// Where its point keys lie: a table with range keys records its
+    /// point keys' bounds apart (a `Get` reads point keys alone).
+    pub point_keys: PointKeys,
+    /// Its synthetic prefix (v2): what every key of the backing file gains
+    /// in front (empty: none).
+    pub synthetic_prefix: Vec<u8>,
+    /// Its synthetic suffix (v2): what replaces every key's suffix under
+    /// the comparer's `Split` (empty: none).
+    pub synthetic_suffix: Vec<u8>,
+}
+
+/// The backing table of Pebble's virtual table: the file its keys are in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Backing {
+    /// The backing table's file number: the file is `NNNNNN.sst`.
+    pub number: u64,
+    /// The file's size, as the edit that created the backing recorded it.
+    pub size: u64,
+}
+
+/// Where a table's point keys lie, within its bounds.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum PointKeys {
+    /// The table's bounds are its point keys' (every table without range
+    /// keys).
+    #[default]
+    Bounds,
+    /// Between these internal keys: Pebble's table with range keys too,
+    /// whose bounds may be its range keys'.
+    Within {
+        /// The smallest point key (an internal key).
+        smallest: Vec<u8>,
+        /// The largest point key (an internal key).
+        largest: Vec<u8>,
+    },
+    /// Nowhere: a Pebble table of range keys alone.
+    None,
+}
+
+/// A live blob file of Pebble's value separation (v2.1): values the
+/// tables' blob handles point into, `NNNNNN.blob`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PebbleBlobFile {
+    /// The id the tables' references name.
+    pub id: u64,
+    /// The file number of the physical file holding it.
+    pub number: u64,
+    /// The file's size.
+    pub size: u64,
+    /// The size of the values in it.
+    pub value_size: u64,
 }
 
 /// A live blob file of RocksDB's integrated BlobDB (`enable_blob_files`):
@@ -115,14 +188,48 @@ impl LiveTable {
         user_key(&self.largest)
     }
 
+    /// Pebble's virtual table's backing table (`None`: a table of its own
+    /// file).
+    pub fn backing(&self) -> Option<Backing> {
+        self.pebble.as_ref().and_then(|p| p.backing)
+    }
+
+    /// The number of the file holding the table's keys: its own, or its
+    /// backing table's (Pebble's virtual table).
+    pub fn file_number(&self) -> u64 {
+        self.backing().map_or(self.number, |b| b.number)
+    }
+
+    /// The size of that file: the table's, or its backing table's.
+    pub fn file_size(&self) -> u64 {
+        self.backing().map_or(self.size, |b| b.size)
+    }
+
+    /// The point keys' bounds (internal keys); `None` where the table
+    /// holds range keys alone.
+    pub fn point_bounds(&self) -> Option<(&[u8], &[u8])> {
+        match self.pebble.as_ref().map(|p| &p.point_keys) {
+            None | Some(PointKeys::Bounds) => Some((&self.smallest, &self.largest)),
+            Some(PointKeys::Within { smallest, largest }) => Some((smallest, largest)),
+            Some(PointKeys::None) => None,
+        }
+    }
+
+    /// Pebble's synthetic prefix and suffix (empty: none).
+    pub fn synthetic(&self) -> (&[u8], &[u8]) {
+        match &self.pebble {
+            Some(p) => (&p.synthetic_prefix, &p.synthetic_suffix),
+            None => (&[], &[]),
+        }
+    }
+
     /// The table's file names, in the order the engine's table cache
     /// tries them: LevelDB's `.ldb`, then the older `.sst`; RocksDB's
-    /// `.sst`, then `.ldb` (Pebble's, `.sst`, is tried first).
+    /// `.sst`, then `.ldb` (Pebble's, `.sst`, is tried first). A virtual
+    /// table's are its backing table's.
     pub fn file_names(&self, engine: Engine) -> [String; 2] {
-        let (ldb, sst) = (
-            format!("{:06}.ldb", self.number),
-            format!("{:06}.sst", self.number),
-        );
+        let number = self.file_number();
+        let (ldb, sst) = (format!("{number:06}.ldb"), format!("{number:06}.sst"));
         match engine {
             Engine::RocksDb | Engine::Pebble => [sst, ldb],
             Engine::LevelDb => [ldb, sst],
@@ -156,6 +263,13 @@ pub struct Manifest {
     edits: usize,
     truncated_tail: bool,
     engine: Engine,
+    /// The first tag Pebble's decoder refuses, and its edit's offset.
+    not_pebble: Option<(u64, u32)>,
+    /// The first edit adding a table below level 6, and the level.
+    deep: Option<(u64, u32)>,
+    pebble_blob_files: Vec<PebbleBlobFile>,
+    /// The Pebble release whose `Get` the order follows.
+    pebble_get: PebbleGet,
 }
 
 /// Which engine wrote a database: where its `Get` looks and how its
@@ -169,7 +283,8 @@ pub enum Engine {
     /// RocksDB: an edit holds a tag only RocksDB writes.
     RocksDb,
     /// Pebble: its tables carry Pebble's magic, or its MANIFEST a tag only
-    /// Pebble writes.
+    /// Pebble writes, or (see [`Manifest::in_directory`]) its directory
+    /// Pebble's marker files or OPTIONS.
     Pebble,
 }
 
@@ -217,10 +332,19 @@ impl Manifest {
         key_order(self.comparator(column_family))
     }
 
-    /// The engine that wrote the MANIFEST (RocksDB where an edit holds a
-    /// tag only RocksDB writes), which decides where a `Get` looks.
+    /// The engine that wrote the MANIFEST, which decides where a `Get`
+    /// looks: Pebble where an edit holds a tag or new-file field only
+    /// Pebble writes (104 to 108; fields 66 to 69), else RocksDB where
+    /// one holds a tag LevelDB does not write (10 and up), else LevelDB.
+    /// Pebble at its most compatible format writes none of its own: its
+    /// directory tells it ([`Manifest::in_directory`]).
     pub fn engine(&self) -> Engine {
         self.engine
+    }
+
+    /// Pebble's live blob files (v2.1's value separation), by id.
+    pub fn pebble_blob_files(&self) -> &[PebbleBlobFile] {
+        &self.pebble_blob_files
     }
 
     /// The column families by id (LevelDB's one is `0`, `default`).
@@ -249,8 +373,12 @@ impl Manifest {
 
     /// Whether recovery replays the write-ahead log numbered `number`:
     /// one at or past some live column family's log number (RocksDB), or
-    /// LevelDB's previous log.
+    /// LevelDB's previous log; Pebble's at or past its log number alone
+    /// (`MinUnflushedLogNum`).
     pub fn replays_log(&self, number: u64) -> bool {
+        if self.engine == Engine::Pebble {
+            return number >= self.log_number(0);
+        }
         let oldest = self
             .column_families
             .keys()
@@ -293,7 +421,7 @@ impl Manifest {
 
     /// The tables a `Get` of `key` in column family `column_family`
     /// consults, in its order (LevelDB's `Version::Get`, RocksDB's
-    /// `FilePicker`): level 0's tables whose key range holds the key,
+    /// `FilePicker`, Pebble's `getIter`): level 0's tables whose key range holds the key,
     /// newest first, then at each deeper level the one table whose range
     /// holds it (levels past 0 do not overlap). RocksDB also reads on at
     /// the same level while a table ends at the key itself (one user key's
@@ -320,6 +448,9 @@ impl Manifest {
             .iter()
             .filter(|t| t.column_family == column_family)
             .collect();
+        if self.engine == Engine::Pebble {
+            return Ok(self.pebble_get_order(&family, family_order, key));
+        }
         let level_0 = family.iter().take_while(|t| t.level == 0).count();
         let unchecked = self.engine == Engine::RocksDb && level_0 == family.len() && level_0 <= 3;
         let mut found: Vec<&LiveTable> = family[..level_0]
@@ -368,11 +499,25 @@ fn key_order(comparator: Option<&str>) -> Result<KeyOrder, ManifestError> {
 /// assert_eq!(column_family_option(text, "other", "optimize_filters_for_hits"), None);
 /// ```
 pub fn column_family_option<'t>(options: &'t str, family: &str, name: &str) -> Option<&'t str> {
-    let header = format!("[CFOptions \"{family}\"]");
+    options_value(options, &format!("CFOptions \"{family}\""), name)
+}
+
+/// The value of option `name` in section `[section]` of an OPTIONS file's
+/// text (RocksDB's and Pebble's share the form: `name=value` lines under
+/// bracketed section names).
+///
+/// ```
+/// use leveldb_filter::db::options_value;
+/// let text = "[Options]\n  wal_dir=/wal\n[WAL Failover]\n  secondary_dir=/b\n";
+/// assert_eq!(options_value(text, "Options", "wal_dir"), Some("/wal"));
+/// assert_eq!(options_value(text, "WAL Failover", "secondary_dir"), Some("/b"));
+/// assert_eq!(options_value(text, "Options", "secondary_dir"), None);
+/// ```
+pub fn options_value<'t>(options: &'t str, section: &str, name: &str) -> Option<&'t str> {
     let mut inside = false;
     for line in options.lines().map(str::trim) {
-        if line.starts_with('[') {
-            inside = line == header;
+        if let Some(header) = line.strip_prefix('[') {
+            inside = header.strip_suffix(']') == Some(section);
         } else if inside {
             if let Some((key, value)) = line.split_once('=') {
                 if key.trim() == name {
@@ -415,3 +560,5 @@ impl LiveTable {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_pebble;

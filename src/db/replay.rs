@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 use super::edit::Edit;
 use super::{
     key_order, BlobFile, EditProblem, Engine, KeyOrder, LiveTable, Manifest, ManifestError,
+    PebbleBlobFile,
 };
 
 /// The version being built as edits are applied.
@@ -27,6 +28,14 @@ pub(super) struct Replay {
     /// database.
     pub(super) seen: [bool; 3],
     pub(super) rocksdb: bool,
+    /// Whether an edit holds a tag or field only Pebble writes.
+    pub(super) pebble: bool,
+    /// The first tag Pebble refuses, and its edit's offset.
+    pub(super) not_pebble: Option<(u64, u32)>,
+    /// Pebble's backing tables: file number, size.
+    pub(super) backings: HashMap<u64, u64>,
+    /// Pebble's blob files by id.
+    pub(super) pebble_blobs: BTreeMap<u64, PebbleBlobFile>,
     /// The first edit (its offset) adding a table below LevelDB's levels.
     pub(super) deep: Option<(u64, u32)>,
 }
@@ -34,6 +43,10 @@ pub(super) struct Replay {
 impl Replay {
     pub(super) fn apply(&mut self, edit: Edit, offset: u64) -> Result<(), EditProblem> {
         self.rocksdb |= edit.rocksdb;
+        self.pebble |= edit.pebble;
+        if let Some(tag) = edit.not_pebble {
+            self.not_pebble.get_or_insert((offset, tag));
+        }
         if let Some(level) = edit.added.iter().map(|t| t.level).find(|&l| l >= 7) {
             self.deep.get_or_insert((offset, level));
         }
@@ -78,6 +91,26 @@ impl Replay {
             self.blobs.remove(&family);
             self.log_numbers.remove(&family);
             return Ok(());
+        }
+        // Pebble's backings: created before the edit's tables name them,
+        // removed once none does (`BulkVersionEdit.Accumulate`).
+        for (number, size) in edit.backings_created {
+            self.backings.insert(number, size);
+        }
+        for number in edit.backings_removed {
+            self.backings.remove(&number);
+        }
+        for file in edit.pebble_blobs_added {
+            self.pebble_blobs.insert(file.id, file);
+        }
+        for (id, number) in edit.pebble_blobs_removed {
+            if self
+                .pebble_blobs
+                .get(&id)
+                .is_some_and(|b| b.number == number)
+            {
+                self.pebble_blobs.remove(&id);
+            }
         }
         let live = self.live.entry(family).or_default();
         for (level, number) in edit.deleted {
@@ -129,13 +162,27 @@ impl Replay {
                 return Err(ManifestError::Missing { field });
             }
         }
-        // LevelDB has 7 levels (`config::kNumLevels`); RocksDB as many as
-        // its options say.
-        if let Some((offset, level)) = self.deep.filter(|_| !self.rocksdb) {
+        let engine = match (self.pebble, self.rocksdb) {
+            (true, _) => Engine::Pebble,
+            (false, true) => Engine::RocksDb,
+            (false, false) => Engine::LevelDb,
+        };
+        // Pebble's decoder refuses every tag it does not know.
+        if let (Engine::Pebble, Some((offset, tag))) = (engine, self.not_pebble) {
             return Err(ManifestError::Edit {
                 offset,
-                what: EditProblem::LevelOutOfRange { level, limit: 7 },
+                what: EditProblem::UnknownTag { tag },
             });
+        }
+        // LevelDB and Pebble have 7 levels (`config::kNumLevels`,
+        // `manifest.NumLevels`); RocksDB as many as its options say.
+        if engine != Engine::RocksDb {
+            if let Some((offset, level)) = self.deep {
+                return Err(ManifestError::Edit {
+                    offset,
+                    what: EditProblem::LevelOutOfRange { level, limit: 7 },
+                });
+            }
         }
         self.families
             .entry(0)
@@ -148,6 +195,7 @@ impl Replay {
             // the family has one (`PromoteEpochNumberRequirementIfNeeded`).
             let epochs = live.values().all(|t| t.epoch_number.is_some_and(|e| e > 0));
             let mut family_tables: Vec<LiveTable> = live.drain().map(|(_, t)| t).collect();
+
             if !epochs {
                 family_tables.iter_mut().for_each(|t| t.epoch_number = None);
             }
@@ -159,6 +207,18 @@ impl Replay {
                         .then(a.number.cmp(&b.number)),
                 })
             });
+            // A virtual table's file is its backing's, at the size the
+            // backing's creation recorded.
+            for table in &mut family_tables {
+                let number = table.number;
+                if let Some(backing) = table.pebble.as_mut().and_then(|p| p.backing.as_mut()) {
+                    let size = self.backings.get(&backing.number);
+                    backing.size = *size.ok_or(ManifestError::NoBacking {
+                        table: number,
+                        backing: backing.number,
+                    })?;
+                }
+            }
             tables.extend(family_tables);
         }
         tables.sort_by_key(|t| t.column_family);
@@ -172,10 +232,11 @@ impl Replay {
             prev_log_number: self.prev_log_number,
             edits: self.edits,
             truncated_tail: false,
-            engine: match self.rocksdb {
-                true => Engine::RocksDb,
-                false => Engine::LevelDb,
-            },
+            engine,
+            not_pebble: self.not_pebble,
+            deep: self.deep,
+            pebble_blob_files: self.pebble_blobs.into_values().collect(),
+            pebble_get: super::PebbleGet::default(),
         })
     }
 }

@@ -2,7 +2,7 @@ use super::*;
 use crate::format::EntryKind;
 
 /// LevelDB's `log::Writer`: records fragmented across 32 KiB blocks.
-fn log(records: &[Vec<u8>]) -> Vec<u8> {
+pub(super) fn log(records: &[Vec<u8>]) -> Vec<u8> {
     let mut out = Vec::new();
     for record in records {
         let mut rest = &record[..];
@@ -38,7 +38,7 @@ fn log(records: &[Vec<u8>]) -> Vec<u8> {
     out
 }
 
-fn varint(out: &mut Vec<u8>, mut v: u64) {
+pub(super) fn varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push(v as u8 | 0x80);
         v >>= 7;
@@ -46,12 +46,12 @@ fn varint(out: &mut Vec<u8>, mut v: u64) {
     out.push(v as u8);
 }
 
-fn bytes(out: &mut Vec<u8>, b: &[u8]) {
+pub(super) fn bytes(out: &mut Vec<u8>, b: &[u8]) {
     varint(out, b.len() as u64);
     out.extend_from_slice(b);
 }
 
-fn ikey(user: &str, seq: u64) -> Vec<u8> {
+pub(super) fn ikey(user: &str, seq: u64) -> Vec<u8> {
     let mut k = user.as_bytes().to_vec();
     k.extend_from_slice(&((seq << 8) | 1).to_le_bytes());
     k
@@ -75,7 +75,7 @@ fn deleted(out: &mut Vec<u8>, level: u64, number: u64) {
 
 /// The log number, next file number and last sequence number, without
 /// which neither engine opens a database.
-fn meta() -> Vec<u8> {
+pub(super) fn meta() -> Vec<u8> {
     let mut edit = Vec::new();
     for (tag, value) in [(2, 3), (3, 100), (4, 1000)] {
         varint(&mut edit, tag);
@@ -108,7 +108,7 @@ fn history() -> Vec<Vec<u8>> {
     vec![first, flush, compact, moved, later]
 }
 
-fn numbers(tables: &[&LiveTable]) -> Vec<u64> {
+pub(super) fn numbers(tables: &[&LiveTable]) -> Vec<u64> {
     tables.iter().map(|t| t.number).collect()
 }
 

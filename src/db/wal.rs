@@ -183,6 +183,85 @@ pub fn for_each_batch_entry<'a>(
     Ok(())
 }
 
+/// Reads a Pebble batch (`batchrepr.Reader`, applied as
+/// `memTable.apply` applies it): a sequence number, a count, then entries
+/// of a kind byte, a key and, for the kinds that carry one, a value. Calls
+/// `each` with the point entries and range deletions; every entry but log
+/// data takes a sequence number (range keys too, which write no point key),
+/// and they must be as many as the count says. Returns whether the batch
+/// ingests tables (IngestSST, Excise): its keys are then in tables the
+/// batch names by number, not in the batch.
+pub fn for_each_pebble_batch_entry<'a>(
+    batch: &'a [u8],
+    mut each: impl FnMut(BatchEntry<'a>),
+) -> Result<bool, &'static str> {
+    if batch.len() < 12 {
+        return Err("shorter than its 12-byte header");
+    }
+    let first = u64::from_le_bytes(batch[..8].try_into().expect("8 bytes"));
+    let count = u32::from_le_bytes(batch[8..12].try_into().expect("4 bytes"));
+    let mut sequence = first;
+    let mut rest = &batch[12..];
+    let mut ingests = false;
+    let slice = |rest: &mut &'a [u8]| -> Result<&'a [u8], &'static str> {
+        let (len, after) = varint32(rest).ok_or("a length that does not read")?;
+        let len = len as usize;
+        if len > after.len() {
+            return Err("a key or value past the end of the batch");
+        }
+        let (bytes, after) = after.split_at(len);
+        *rest = after;
+        Ok(bytes)
+    };
+    while let Some((&kind, after)) = rest.split_first() {
+        rest = after;
+        // Pebble's kinds past DeleteSized are Excise (24) alone.
+        if kind > 24 {
+            return Err("an unknown kind");
+        }
+        let key = slice(&mut rest)?;
+        // Set, Merge, RangeDelete, the range keys, DeleteSized, Excise.
+        let value = match kind {
+            1 | 2 | 15 | 19..=21 | 23 | 24 => slice(&mut rest)?,
+            _ => &[],
+        };
+        let point = match kind {
+            0 | 23 => Some(EntryKind::Deletion),
+            1 | 18 => Some(EntryKind::Value),
+            2 => Some(EntryKind::Merge),
+            7 => Some(EntryKind::SingleDeletion),
+            _ => None,
+        };
+        match kind {
+            3 => continue,
+            15 => each(BatchEntry {
+                column_family: 0,
+                sequence,
+                kind: None,
+                key,
+                end: value,
+            }),
+            22 | 24 => ingests = true,
+            _ => {
+                if let Some(kind) = point {
+                    each(BatchEntry {
+                        column_family: 0,
+                        sequence,
+                        kind: Some(kind),
+                        key,
+                        end: &[],
+                    });
+                }
+            }
+        }
+        sequence = sequence.wrapping_add(1);
+    }
+    if !ingests && sequence.wrapping_sub(first) != u64::from(count) {
+        return Err("a count other than its entries'");
+    }
+    Ok(ingests)
+}
+
 /// The plain tag of a column family variant.
 fn column_family_form(tag: u8) -> u8 {
     match tag {
@@ -208,12 +287,15 @@ pub struct Memtable {
     /// Families whose memtable holds what this crate cannot judge (a range
     /// deletion under a comparator it does not know): their Gets are
     /// unknown. `None` in it stands for every family (a log it cannot
-    /// read: compressed).
+    /// read: compressed; Pebble's ingested tables, which the log names).
     undecidable: std::collections::HashSet<Option<u32>>,
     /// The open prepared section's entries, and the prepared transactions
     /// by id, waiting for their commit.
     preparing: Option<Vec<Owned>>,
     prepared: HashMap<Vec<u8>, Vec<Owned>>,
+    /// Pebble's last log replayed and its last batch's sequence number:
+    /// the segments of one log (a WAL failover's) may repeat a batch.
+    pebble_last: Option<(u64, u64)>,
 }
 
 /// A batch entry held until its transaction commits: its family, kind
@@ -248,6 +330,9 @@ impl Memtable {
         log: &[u8],
         manifest: &Manifest,
     ) -> Result<(), WalProblem> {
+        if manifest.engine() == Engine::Pebble {
+            return self.replay_pebble(number, log, manifest);
+        }
         let leveldb = manifest.engine() == Engine::LevelDb;
         let mut records = Records::new(log, number);
         if leveldb {
@@ -313,6 +398,51 @@ impl Memtable {
             (Some(&(offset, what)), None) => Err(WalProblem::Record { offset, what }),
             (None, None) => Ok(()),
         }
+    }
+
+    /// [`Memtable::replay`] of Pebble's log (or one segment of it: the
+    /// segments of one log are replayed in their order, and a batch
+    /// repeated from an earlier segment, at a sequence number already
+    /// replayed, is passed over, as Pebble's WAL reader does): up to the
+    /// first record or batch that does not read, which ends it.
+    fn replay_pebble(
+        &mut self,
+        number: u64,
+        log: &[u8],
+        manifest: &Manifest,
+    ) -> Result<(), WalProblem> {
+        for record in Records::new(log, number).pebble() {
+            let (offset, batch) =
+                record.map_err(|(offset, what)| WalProblem::Record { offset, what })?;
+            if batch.len() < 12 {
+                let what = "shorter than its 12-byte header";
+                return Err(WalProblem::Batch { offset, what });
+            }
+            let sequence = u64::from_le_bytes(batch[..8].try_into().expect("8 bytes"));
+            // A batch of log data alone (a count of 0) takes no sequence
+            // number, and is not replayed.
+            if batch[8..12] == [0; 4] {
+                continue;
+            }
+            if let Some((_, last)) = self.pebble_last.filter(|(n, _)| *n == number) {
+                if sequence <= last {
+                    continue;
+                }
+            }
+            self.pebble_last = Some((number, sequence));
+            let mut entries = Vec::new();
+            let ingests = for_each_pebble_batch_entry(&batch, |e| {
+                entries.push((0, e.kind, e.key.to_vec(), e.end.to_vec(), e.sequence));
+            })
+            .map_err(|what| WalProblem::Batch { offset, what })?;
+            for (family, kind, key, end, sequence) in entries {
+                self.apply((family, kind, key, end), sequence, manifest);
+            }
+            if ingests {
+                self.undecidable.insert(None);
+            }
+        }
+        Ok(())
     }
 
     /// An entry (or range deletion) into its family's memtable.
