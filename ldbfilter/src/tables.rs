@@ -91,8 +91,13 @@ impl Loaded {
                 return Err(Failure::File {
                     path: path.clone(),
                     what: format!(
-                        "is {len} bytes, the MANIFEST records {} (level {}): truncated or replaced",
-                        live.size, live.level
+                        "is {len} bytes, the MANIFEST records {}{} (level {}): truncated or replaced",
+                        live.size,
+                        match live.backing {
+                            Some(_) => format!(" for the backing table of virtual table {}", live.number),
+                            None => String::new(),
+                        },
+                        live.level
                     ),
                     hint: Some(crate::report::DAMAGED),
                 });

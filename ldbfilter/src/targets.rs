@@ -1,20 +1,24 @@
 //! The tables the paths on the command line name: table files as they are,
-//! and database directories by their live tables (`CURRENT`, then the
-//! MANIFEST it names), or by every table file present.
+//! and database directories by their live tables (`CURRENT` or Pebble's
+//! marker files, then the MANIFEST they name), or by every table file
+//! present.
 
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use leveldb_filter::db::{current_manifest, KeyOrder, LiveTable, Manifest};
+use leveldb_filter::db::{
+    locate_manifest, KeyOrder, LiveManifest, LiveTable, LocateProblem, Manifest,
+};
 
 use crate::Failure;
 
 /// The paths of a table command: tables, and database directories.
 #[derive(Args)]
 pub struct Inputs {
-    /// Table files (.ldb, .sst) and database directories (LevelDB, RocksDB).
+    /// Table files (.ldb, .sst) and database directories (LevelDB, RocksDB,
+    /// Pebble).
     #[arg(required = true, value_name = "TABLE|DIR")]
     paths: Vec<PathBuf>,
     /// In a database directory, every table file present (.ldb, .sst),
@@ -38,8 +42,12 @@ pub(crate) struct Live {
     pub(crate) level: u32,
     pub(crate) number: u64,
     pub(crate) column_family: String,
-    /// The file size the MANIFEST records.
+    /// The file size the MANIFEST records (a virtual table's: its backing
+    /// table's).
     pub(crate) size: u64,
+    /// Pebble's virtual table: its backing table's number, whose file it
+    /// reads.
+    pub(crate) backing: Option<u64>,
     /// The database's comparator, as its MANIFEST names it.
     pub(crate) comparator: Option<String>,
     /// Its key order, where this crate knows it (`Manifest::key_order`:
@@ -52,10 +60,13 @@ pub(crate) struct Live {
 /// A database directory whose MANIFEST reads.
 pub(crate) struct Database {
     pub(crate) dir: PathBuf,
-    /// The MANIFEST's file name, as `CURRENT` gives it.
+    /// The MANIFEST's file name, as `CURRENT` or a marker gives it.
     pub(crate) manifest_name: String,
+    /// How the directory names its MANIFEST, and what its names say.
+    pub(crate) located: LiveManifest,
     pub(crate) manifest: Manifest,
-    /// The newest RocksDB OPTIONS file's text (`OPTIONS-NNNNNN`), if any.
+    /// The newest OPTIONS file's text (`OPTIONS-NNNNNN`), if any:
+    /// RocksDB's or Pebble's.
     pub(crate) options: Option<String>,
 }
 
@@ -85,9 +96,6 @@ pub(crate) struct Targets {
     /// Whether a directory was named (a run summary is then written).
     pub(crate) directories: bool,
 }
-
-/// The most a `CURRENT` file may hold: one file name and a newline.
-const MAX_CURRENT: u64 = 4096;
 
 impl Inputs {
     /// The tables and databases the paths name.
@@ -120,10 +128,11 @@ impl Targets {
     }
 
     fn directory(&mut self, dir: &Path, all_files: bool) {
-        let current = dir.join("CURRENT");
-        if !all_files && current.exists() {
-            match read_database(dir, &current) {
-                Ok(database) => return self.database(database),
+        if !all_files {
+            match read_database(dir) {
+                Ok(Some(database)) => return self.database(database),
+                // Not a database's directory: its table files.
+                Ok(None) => {}
                 // Every table present is checked instead, after the problem.
                 Err(failure) => self.problem(failure),
             }
@@ -135,7 +144,8 @@ impl Targets {
             {
                 self.problem(Failure::Unreadable {
                     path: dir.to_owned(),
-                    what: "holds no table files (.ldb, .sst) and no CURRENT".into(),
+                    what: "holds no table files (.ldb, .sst), no CURRENT and no MANIFEST marker"
+                        .into(),
                 });
             }
             Ok((tables, others)) => {
@@ -172,7 +182,8 @@ impl Targets {
                         level: table.level,
                         number: table.number,
                         column_family,
-                        size: table.size,
+                        size: table.file_size(),
+                        backing: table.backing().map(|b| b.number),
                         comparator: database
                             .manifest
                             .comparator(table.column_family)
@@ -194,10 +205,16 @@ impl Targets {
                 }),
                 Err(path) => self.problem(Failure::File {
                     path: path.clone(),
-                    what: format!(
-                        "missing: the MANIFEST lists it live at level {}",
-                        table.level
-                    ),
+                    what: match table.backing() {
+                        Some(_) => format!(
+                            "missing: the MANIFEST lists it as the backing table of virtual table {} live at level {}",
+                            table.number, table.level
+                        ),
+                        None => format!(
+                            "missing: the MANIFEST lists it live at level {}",
+                            table.level
+                        ),
+                    },
                     hint: Some(MISSING),
                 }),
             }
@@ -217,8 +234,27 @@ impl Targets {
                 }),
             }
         }
+        for blob in database.manifest.pebble_blob_files() {
+            let path = database.dir.join(blob_file_name(blob.number));
+            match path.is_file() {
+                true => blobs_present += 1,
+                false => self.problem(Failure::File {
+                    path,
+                    what: format!(
+                        "missing: the MANIFEST lists it as live blob file {} of {} bytes of values",
+                        blob.id, blob.value_size
+                    ),
+                    hint: Some(MISSING_BLOB),
+                }),
+            }
+        }
         if let Ok((present, others)) = table_files(&database.dir) {
-            let live = files.iter().filter(|f| f.is_ok()).count();
+            // Virtual tables share their backing's file: files, not tables.
+            let live = files
+                .iter()
+                .filter_map(|f| f.as_ref().ok())
+                .collect::<std::collections::BTreeSet<_>>()
+                .len();
             let others = others.saturating_sub(blobs_present);
             self.skipped += others + present.len().saturating_sub(live);
         }
@@ -243,58 +279,67 @@ pub(crate) fn blob_file_name(number: u64) -> String {
 }
 
 /// What a MANIFEST that does not read means.
-const MANIFEST_DAMAGED: &str = "LevelDB and RocksDB will not open the database; RepairDB rebuilds a MANIFEST from the tables; every table file present is checked instead";
+const MANIFEST_DAMAGED: &str = "LevelDB, RocksDB and Pebble will not open the database; RepairDB (LevelDB's, RocksDB's) rebuilds a MANIFEST from the tables; every table file present is checked instead";
 
-/// The database at `dir`: `CURRENT`, and the MANIFEST it names, replayed.
-pub(crate) fn read_database(dir: &Path, current: &Path) -> Result<Database, Failure> {
-    let unreadable = |path: &Path, e: std::io::Error| Failure::Unreadable {
+/// The database at `dir`: the MANIFEST `CURRENT` or Pebble's marker names,
+/// replayed, read as its directory says (Pebble's where its markers or
+/// OPTIONS say Pebble); `Ok(None)` where `dir` has neither `CURRENT` nor a
+/// marker.
+pub(crate) fn read_database(dir: &Path) -> Result<Option<Database>, Failure> {
+    let unreadable = |path: &Path, e: &dyn std::fmt::Display| Failure::Unreadable {
         path: path.to_owned(),
         what: e.to_string(),
     };
-    let mut bytes = Vec::new();
-    fs::File::open(current)
-        .and_then(|f| f.take(MAX_CURRENT).read_to_end(&mut bytes))
-        .map_err(|e| unreadable(current, e))?;
     let damaged = |path: &Path, what: String| Failure::File {
         path: path.to_owned(),
         what,
         hint: Some(MANIFEST_DAMAGED),
     };
-    let name = current_manifest(&bytes).map_err(|e| damaged(current, e.to_string()))?;
-    let path = dir.join(name);
+    let located = match locate_manifest(dir) {
+        Ok(Some(located)) => located,
+        Ok(None) => return Ok(None),
+        Err(e) => {
+            return Err(match &e.problem {
+                LocateProblem::Io(io) => unreadable(&e.path, io),
+                problem => damaged(&e.path, problem.to_string()),
+            })
+        }
+    };
+    let path = dir.join(&located.name);
+    let named_by = match located.pointer {
+        leveldb_filter::db::ManifestPointer::Current => "CURRENT names it".to_string(),
+        leveldb_filter::db::ManifestPointer::Marker { ref file, .. } => format!("{file} names it"),
+    };
     let log = read_regular(&path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => damaged(&path, "missing: CURRENT names it".into()),
-        _ => unreadable(&path, e),
+        std::io::ErrorKind::NotFound => damaged(&path, format!("missing: {named_by}")),
+        _ => unreadable(&path, &e),
     })?;
-    let manifest = Manifest::parse(&log).map_err(|e| damaged(&path, e.to_string()))?;
+    let options = located
+        .options_file
+        .as_ref()
+        .and_then(|name| read_options(&dir.join(name)));
+    let manifest = Manifest::parse(&log)
+        .and_then(|m| m.in_directory(&located, options.as_deref()))
+        .map_err(|e| damaged(&path, e.to_string()))?;
     if manifest.truncated_tail() {
         crate::report::say(format_args!(
-            "{}: note: it ends in a record cut short (a write that did not finish), which LevelDB and RocksDB pass over too",
+            "{}: note: it ends in a record cut short (a write that did not finish), which LevelDB, RocksDB and Pebble pass over too",
             crate::report::shown(&path)
         ));
     }
-    Ok(Database {
+    Ok(Some(Database {
         dir: dir.to_owned(),
-        manifest_name: name.to_string(),
+        manifest_name: located.name.clone(),
+        located,
         manifest,
-        options: newest_options(dir),
-    })
+        options,
+    }))
 }
 
-/// The text of the newest `OPTIONS-NNNNNN` file (RocksDB's options, the
-/// highest number the latest), read up to [`MAX_OPTIONS`] bytes.
-fn newest_options(dir: &Path) -> Option<String> {
-    let newest = fs::read_dir(dir)
-        .ok()?
-        .flatten()
-        .filter_map(|e| {
-            let name = e.file_name().into_string().ok()?;
-            let number: u64 = name.strip_prefix("OPTIONS-")?.parse().ok()?;
-            Some((number, e.path()))
-        })
-        .max()?;
+/// The text of an OPTIONS file, read up to [`MAX_OPTIONS`] bytes.
+fn read_options(path: &Path) -> Option<String> {
     let mut text = Vec::new();
-    fs::File::open(newest.1)
+    fs::File::open(path)
         .and_then(|f| f.take(MAX_OPTIONS).read_to_end(&mut text))
         .ok()?;
     String::from_utf8(text).ok()

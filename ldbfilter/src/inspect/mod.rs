@@ -8,6 +8,7 @@ mod rocksdb;
 use std::io::{self, Write};
 
 use clap::Args;
+use leveldb_filter::db::ManifestPointer;
 use leveldb_filter::leveldb::MeasuredFpr;
 
 use crate::report::{escaped, hex, one_line_json, shown, HandleJson, PathJson};
@@ -101,6 +102,10 @@ fn database(database: &Database, json: bool) -> Result<Vec<u8>, Failure> {
             }
         })
         .collect();
+    let named_by = match &database.located.pointer {
+        ManifestPointer::Current => "CURRENT",
+        ManifestPointer::Marker { file, .. } => file.as_str(),
+    };
     let mut out = Vec::new();
     if json {
         let object = DatabaseJson {
@@ -108,6 +113,8 @@ fn database(database: &Database, json: bool) -> Result<Vec<u8>, Failure> {
             path: PathJson::new(&database.dir),
             engine,
             manifest: &database.manifest_name,
+            manifest_named_by: named_by,
+            pebble_format_major_version: database.located.pebble_format,
             edits: manifest.edits(),
             column_families: families,
         };
@@ -115,8 +122,17 @@ fn database(database: &Database, json: bool) -> Result<Vec<u8>, Failure> {
             .map_err(Failure::Write)?;
         return Ok(out);
     }
+    // Pebble's format major version, and the marker naming the MANIFEST.
+    let pebble = match (&database.located.pointer, database.located.pebble_format) {
+        (ManifestPointer::Marker { file, .. }, Some(v)) => {
+            format!(" (named by {}, format major version {v})", escaped(file))
+        }
+        (ManifestPointer::Current, Some(v)) => format!(" (format major version {v})"),
+        (ManifestPointer::Marker { file, .. }, None) => format!(" (named by {})", escaped(file)),
+        (ManifestPointer::Current, None) => String::new(),
+    };
     let mut text = format!(
-        "{}: {engine} database, {}, {} edits\n",
+        "{}: {engine} database, {}{pebble}, {} edits\n",
         shown(&database.dir),
         database.manifest_name,
         manifest.edits()
@@ -167,9 +183,15 @@ struct DatabaseJson<'a> {
     kind: &'static str,
     #[serde(flatten)]
     path: PathJson<'a>,
-    /// `leveldb` or `rocksdb`, from the MANIFEST's edits.
+    /// `leveldb`, `rocksdb` or `pebble`, from the MANIFEST's edits and
+    /// the directory's files (Pebble's markers and OPTIONS).
     engine: &'static str,
     manifest: &'a str,
+    /// `CURRENT`, or the Pebble marker file naming the MANIFEST.
+    manifest_named_by: &'a str,
+    /// Pebble's format major version (its format-version marker); null
+    /// without one.
+    pebble_format_major_version: Option<u64>,
     edits: usize,
     column_families: Vec<FamilyJson<'a>>,
 }
@@ -213,6 +235,12 @@ fn database_lines(target: &Target, out: &mut dyn Write) -> io::Result<()> {
         live.number,
         escaped(&live.column_family)
     )?;
+    if let Some(backing) = live.backing {
+        writeln!(
+            out,
+            "  virtual table    of backing table {backing} (its keys within the manifest range)"
+        )?;
+    }
     if let Some(comparator) = &live.comparator {
         writeln!(out, "  db comparator    {}", escaped(comparator))?;
     }

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use elsa::FrozenMap;
 use leveldb_filter::db::{
-    column_family_option, Engine, GetWalk, LiveTable, Manifest, Memtable, MemtableAnswer, Outcome,
-    TableStep,
+    column_family_option, options_value, pebble_step_without_filter, Engine, GetWalk, LiveTable,
+    Manifest, Memtable, MemtableAnswer, Outcome, TableStep,
 };
 use leveldb_filter::format::{EntryKind, TableFile};
 use leveldb_filter::leveldb::{detect, Evidence, KeyFormat, VerifyOptions};
@@ -32,14 +32,10 @@ pub(super) fn database(
     dir: &Path,
     stdout: &mut impl Write,
 ) -> Result<Option<String>, Failure> {
-    let current = dir.join("CURRENT");
-    if !current.is_file() {
-        return Err(Failure::Unreadable {
-            path: dir.to_owned(),
-            what: "has no CURRENT: probe walks a database's live tables (name a table file to probe it alone)".into(),
-        });
-    }
-    let database = read_database(dir, &current)?;
+    let database = read_database(dir)?.ok_or_else(|| Failure::Unreadable {
+        path: dir.to_owned(),
+        what: "has no CURRENT and no MANIFEST marker: probe walks a database's live tables (name a table file to probe it alone)".into(),
+    })?;
     let manifest = &database.manifest;
     let family = manifest.column_family(&args.column_family).ok_or_else(|| {
         let names: Vec<&str> = manifest
@@ -82,7 +78,7 @@ pub(super) fn database(
         let more = keys.answer_while(stdout, |text, key| {
             let mut walk = Walk {
                 steps: Vec::new(),
-                get: GetWalk::default(),
+                get: GetWalk::new(manifest.engine()),
                 ended: false,
             };
             if let Some((path, memtable)) = &wal {
@@ -146,7 +142,9 @@ fn get_walk<'m>(
         ),
     };
     for live in order {
-        let skip_filter = hits && manifest.filter_skipped_for_hits(live);
+        // RocksDB's `optimize_filters_for_hits`; Pebble's level 6.
+        let skip_filter =
+            (hits && manifest.filter_skipped_for_hits(live)) || !manifest.asks_filter(live);
         let (path, step, covering) = tables.answer(live, key, known, skip_filter);
         let answer = match &step {
             TableStep::PastLastKey => PAST_LAST_KEY,
@@ -180,39 +178,96 @@ fn read_wal(database: &Database) -> Result<Option<(PathBuf, Memtable)>, Failure>
         path: path.to_owned(),
         what: e.to_string(),
     };
-    let mut logs: Vec<(u64, PathBuf)> = std::fs::read_dir(&database.dir)
-        .map_err(|e| unreadable(&database.dir, e))?
-        .flatten()
-        .filter_map(|e| {
+    let engine = database.manifest.engine();
+    let mut logs: Vec<(u64, u64, PathBuf)> = Vec::new();
+    for dir in wal_dirs(database) {
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            // The database's own directory must read; another may be gone.
+            Err(e) if dir == database.dir => return Err(unreadable(&dir, e)),
+            Err(e) => {
+                crate::report::say(format_args!(
+                    "{}: note: {e}: the write-ahead logs there are not replayed",
+                    shown(&dir)
+                ));
+                continue;
+            }
+        };
+        logs.extend(entries.flatten().filter_map(|e| {
             let name = e.file_name().into_string().ok()?;
-            let number: u64 = name.strip_suffix(".log")?.parse().ok()?;
-            Some((number, e.path()))
-        })
-        .filter(|(number, _)| database.manifest.replays_log(*number))
-        .collect();
+            let (number, segment) = log_name(&name, engine)?;
+            Some((number, segment, e.path()))
+        }));
+    }
+    logs.retain(|(number, _, _)| database.manifest.replays_log(*number));
     logs.sort();
     let mut memtable = Memtable::default();
-    let rocksdb = database.manifest.engine() == Engine::RocksDb;
-    for (number, path) in &logs {
+    for (number, _, path) in &logs {
         let bytes = std::fs::read(path).map_err(|e| unreadable(path, e))?;
         if let Err(problem) = memtable.replay(*number, &bytes, &database.manifest) {
             // RocksDB's default point-in-time recovery replays nothing
             // after it; LevelDB's (without paranoid checks) drops the
-            // damaged part and goes on.
-            let after = match rocksdb {
-                true => "recovery stops there (RocksDB's point-in-time recovery, the default), keeping the writes before it and no later log's",
-                false => "LevelDB's recovery drops the damaged part and reads on, as this replay does",
+            // damaged part and goes on; Pebble's reads no further.
+            let after = match engine {
+                Engine::RocksDb => "recovery stops there (RocksDB's point-in-time recovery, the default), keeping the writes before it and no later log's",
+                Engine::Pebble => "replayed up to it, no later log: Pebble reads a newest log cut short as a write that did not finish, and refuses to open the database over damage elsewhere",
+                Engine::LevelDb => "LevelDB's recovery drops the damaged part and reads on, as this replay does",
             };
             crate::report::say(format_args!("{}: note: {problem}: {after}", shown(path)));
-            if rocksdb {
+            if engine != Engine::LevelDb {
                 break;
             }
         }
     }
     Ok(match (logs.pop(), memtable.is_empty()) {
-        (Some((_, path)), false) => Some((path, memtable)),
+        (Some((_, _, path)), false) => Some((path, memtable)),
         _ => None,
     })
+}
+
+/// A write-ahead log's number and segment from its file name: `NNNNNN.log`,
+/// and Pebble's segments of a log written over a WAL failover,
+/// `NNNNNN-III.log`.
+fn log_name(name: &str, engine: Engine) -> Option<(u64, u64)> {
+    let stem = name.strip_suffix(".log")?;
+    let (number, segment) = match (engine, stem.split_once('-')) {
+        (Engine::Pebble, Some((number, segment))) => (number, segment.parse().ok()?),
+        (_, _) => (stem, 0),
+    };
+    Some((number.parse().ok()?, segment))
+}
+
+/// The directories a database's write-ahead logs are in: its own, and
+/// Pebble's WAL directory and failover directory where its OPTIONS name
+/// them (`{store_path}` standing for the database's directory; a relative
+/// one is relative to where the process ran, which is not known: noted,
+/// not read).
+fn wal_dirs(database: &Database) -> Vec<PathBuf> {
+    let mut dirs = vec![database.dir.clone()];
+    let (Engine::Pebble, Some(options)) = (database.manifest.engine(), &database.options) else {
+        return dirs;
+    };
+    let named = [("Options", "wal_dir"), ("WAL Failover", "secondary_dir")];
+    for (section, name) in named {
+        let Some(value) = options_value(options, section, name).filter(|v| !v.is_empty()) else {
+            continue;
+        };
+        let dir = match value.strip_prefix("{store_path}") {
+            Some(rest) => PathBuf::from(format!("{}{rest}", database.dir.display())),
+            None if Path::new(value).is_absolute() => PathBuf::from(value),
+            None => {
+                crate::report::say(format_args!(
+                    "{}: note: OPTIONS name {name} {value:?}, relative to the directory Pebble ran in: the write-ahead logs there are not replayed",
+                    shown(&database.dir)
+                ));
+                continue;
+            }
+        };
+        if !dirs.contains(&dir) {
+            dirs.push(dir);
+        }
+    }
+    dirs
 }
 
 impl<'m> Walk<'m> {
@@ -314,7 +369,7 @@ impl<'m> Walk<'m> {
             (Outcome::Deleted, Some(at)) => format!("not found: deleted in {at}"),
             (Outcome::RangeDeleted, _) => "not found: a range deletion covers the key".to_string(),
             (Outcome::Unknown, _) => {
-                "unknown: tables of a comparator this crate does not know may hold the key"
+                "unknown: what may hold the key is not read here (tables of a comparator this crate does not know, a compressed log, tables a Pebble log ingests)"
                     .to_string()
             }
             _ if self.steps.is_empty() => {
@@ -424,7 +479,39 @@ impl<'f> Tables<'_, 'f> {
         known: bool,
         skip_filter: bool,
     ) -> (PathBuf, TableStep, u64) {
-        if let Some(held) = self.held.get(&live.number) {
+        let (path, step, covering) = self.file_answer(live, key, known, skip_filter);
+        // Pebble's virtual table is its backing's keys within its bounds.
+        let order = match known {
+            true => self.database.manifest.key_order(live.column_family).ok(),
+            false => None,
+        };
+        let (step, covering) = live.virtual_step(order, key, (step, covering));
+        (path, step, covering)
+    }
+
+    /// [`Tables::answer`] of the table's file (a virtual table's backing's).
+    fn file_answer(
+        &mut self,
+        live: &LiveTable,
+        key: &[u8],
+        known: bool,
+        skip_filter: bool,
+    ) -> (PathBuf, TableStep, u64) {
+        // Pebble's synthetic prefix is not in the backing file's keys; a
+        // synthetic suffix replaces theirs, under a `Split` this crate may
+        // not know: no key is sought.
+        let (prefix, suffix) = live.synthetic();
+        if !suffix.is_empty() {
+            let path = self.database.file_of(live).unwrap_or_else(|m| m);
+            return (path, TableStep::Unordered, 0);
+        }
+        let Some(key) = key.strip_prefix(prefix) else {
+            let path = self.database.file_of(live).unwrap_or_else(|m| m);
+            return (path, TableStep::Read(Vec::new()), 0);
+        };
+        // Virtual tables share their backing's file: held once.
+        let number = live.file_number();
+        if let Some(held) = self.held.get(&number) {
             let (step, covering) = held.step(key, known, skip_filter);
             return (held.path.clone(), step, covering);
         }
@@ -445,11 +532,11 @@ impl<'f> Tables<'_, 'f> {
             };
             return (path, step, covering);
         }
-        let file = self.files.insert(live.number, Box::new(file));
+        let file = self.files.insert(number, Box::new(file));
         match self.open(path.clone(), file) {
             Some(held) => {
                 let (step, covering) = held.step(key, known, skip_filter);
-                self.held.insert(live.number, held);
+                self.held.insert(number, held);
                 (path, step, covering)
             }
             None => (path, TableStep::Corrupt, 0),
@@ -502,6 +589,7 @@ impl Held<'_> {
                 table.get_step(policy.as_ref(), key).map(|step| (step, 0))
             }
             AnyTable::RocksDb(table) => table.get_step(key, skip_filter),
+            AnyTable::Pebble(table) if skip_filter => pebble_step_without_filter(table, key),
             AnyTable::Pebble(table) => table.get_step(key),
         };
         answer.unwrap_or((TableStep::Corrupt, 0))
@@ -509,11 +597,13 @@ impl Held<'_> {
 }
 
 /// The file of the live table `live` at `path`, as the engines open it: at
-/// the size the MANIFEST records (its footer is read there); `None` where
-/// it is missing, not a regular file, or shorter.
+/// the size the MANIFEST records (its footer is read there; a virtual
+/// table's, its backing table's); `None` where it is missing, not a
+/// regular file, or shorter.
 fn table_file(path: &Path, live: &LiveTable) -> Option<TableFile> {
     let file = crate::input::open_regular_file(path).ok()?;
-    (file.len() >= live.size).then(|| file.prefix(live.size))
+    let size = live.file_size();
+    (file.len() >= size).then(|| file.prefix(size))
 }
 
 #[cfg(test)]
@@ -534,17 +624,22 @@ mod tests {
             "rocksdb-7.8.3",
             "rocksdb-9.8.4",
             "rocksdb-11.12",
+            "pebble-1.1.5",
+            "pebble-1.1.5-newest",
+            "pebble-2.1.7",
         ] {
             let dir = testdata().join("db").join(name);
             let db = dir.join("db");
-            let database =
-                read_database(&db, &db.join("CURRENT")).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let database = read_database(&db)
+                .unwrap_or_else(|e| panic!("{name}: {e}"))
+                .unwrap_or_else(|| panic!("{name}: no database"));
             let gets = std::fs::read_to_string(dir.join("gets.txt")).unwrap();
-            // `KEY OUTCOME` (LevelDB's), `FAMILY KEY OUTCOME ...` (RocksDB's).
+            // `KEY OUTCOME` (LevelDB's), `KEY OUTCOME USEFUL` (Pebble's),
+            // `FAMILY KEY OUTCOME USEFUL` (RocksDB's).
             let keys: Vec<Vec<u8>> = gets
                 .lines()
                 .map(|line| line.split(' ').collect::<Vec<_>>())
-                .map(|fields| unhex(fields[usize::from(fields.len() > 2)]))
+                .map(|fields| unhex(fields[usize::from(fields.len() == 4)]))
                 .collect();
             let (held, opened) = (FrozenMap::new(), FrozenMap::new());
             let tables = |files, bounds| Tables {
