@@ -315,6 +315,9 @@ pub struct LiveRow {
     pub size: u64,
     /// The smallest and largest user keys.
     pub range: (Vec<u8>, Vec<u8>),
+    /// Pebble's virtual table: its backing table's number (the line's
+    /// trailing `virtual BACKING`).
+    pub backing: Option<u64>,
 }
 
 /// A key and what the engine's `Get` did with it: whether it found it,
@@ -354,8 +357,10 @@ fn golden_db(root: &Path) -> GoldenDb {
         .lines()
         .map(|line| {
             let f: Vec<&str> = line.split(' ').collect();
-            // LevelDB's lines have no column family.
-            let f = if f.len() == 5 {
+            // LevelDB's lines have no column family; Pebble's neither, and
+            // seven fields (a virtual table's two more: `virtual BACKING`).
+            let pebble = f.len() == 7 || (f.len() == 9 && f[7] == "virtual");
+            let f = if f.len() == 5 || pebble {
                 [&["default"], &f[..]].concat()
             } else {
                 f
@@ -366,6 +371,10 @@ fn golden_db(root: &Path) -> GoldenDb {
                 number: f[2].parse().unwrap(),
                 size: f[3].parse().unwrap(),
                 range: (hex(f[4]), hex(f[5])),
+                backing: match pebble && f.len() == 10 {
+                    true => Some(f[9].parse().unwrap()),
+                    false => None,
+                },
             }
         })
         .collect();
@@ -373,7 +382,9 @@ fn golden_db(root: &Path) -> GoldenDb {
         .lines()
         .map(|line| {
             let f: Vec<&str> = line.split(' ').collect();
-            let f = if f.len() == 2 {
+            // LevelDB's `KEY found|notfound` and Pebble's `KEY found|notfound
+            // USEFUL` have no column family (an empty key is an empty field).
+            let f = if f.len() == 2 || f.len() == 3 {
                 [&["default"], &f[..]].concat()
             } else {
                 f

@@ -111,7 +111,7 @@ fn probe_walks_tables_as_the_engines_get_does() {
                     db.name
                 );
                 assert!(
-                    matches!(outcome, "found" | "deleted" | "not-found"),
+                    matches!(outcome, "found" | "deleted" | "range-deleted" | "not-found"),
                     "{} {family} {answer}",
                     db.name
                 );
@@ -163,7 +163,10 @@ fn damage_is_named_with_what_it_means_and_exit_1() {
     for db in databases() {
         let copy = copy(&db);
         let dir = copy.path();
-        let (victim, gone) = (db.live[0].number, db.live[1].number);
+        // Two tables of their own files (Pebble's virtual tables share
+        // their backing's).
+        let mut own = db.live.iter().filter(|t| t.backing.is_none());
+        let (victim, gone) = (own.next().unwrap().number, own.next().unwrap().number);
         // A flipped byte in the first data block: its checksum fails.
         let path = table_file(dir, victim);
         let mut bytes = std::fs::read(&path).unwrap();
@@ -206,8 +209,8 @@ fn damage_is_named_with_what_it_means_and_exit_1() {
 
         // A MANIFEST with a changed byte: said, and every table file
         // present checked instead.
-        let current = std::fs::read_to_string(dir.join("CURRENT")).unwrap();
-        let manifest = dir.join(current.trim());
+        let located = leveldb_filter::db::locate_manifest(dir).unwrap().unwrap();
+        let manifest = dir.join(located.name);
         let mut bytes = std::fs::read(&manifest).unwrap();
         bytes[20] ^= 1;
         std::fs::write(&manifest, bytes).unwrap();
@@ -220,9 +223,18 @@ fn damage_is_named_with_what_it_means_and_exit_1() {
                 && stderr.contains("will not open the database"),
             "{stderr}"
         );
+        // Each table file present once (Pebble's virtual tables share
+        // their backing's), less the one removed.
+        let files: std::collections::BTreeSet<u64> = db
+            .live
+            .iter()
+            .map(|t| t.backing.unwrap_or(t.number))
+            .collect();
         assert!(
-            stdout(&out).lines().count() >= db.live.len() - 2,
-            "the tables present are still checked"
+            stdout(&out).lines().count() >= files.len() - 1,
+            "{}: the tables present are still checked: {}",
+            db.name,
+            stdout(&out)
         );
     }
 }
@@ -282,8 +294,10 @@ fn exit_statuses_and_a_closed_pipe() {
 #[test]
 fn probe_takes_text_keys_and_inspect_shows_the_database() {
     for db in databases() {
-        let (family, number, (smallest, largest)) =
-            (&db.live[0].family, db.live[0].number, &db.live[0].range);
+        // A table of its own file (not Pebble's virtual table, whose file
+        // holds keys past its bounds).
+        let first = db.live.iter().find(|t| t.backing.is_none()).unwrap();
+        let (family, number, (smallest, largest)) = (&first.family, first.number, &first.range);
         let dir = db.dir.to_str().unwrap();
         let key = String::from_utf8(smallest.clone()).unwrap();
         let out = run(&["probe", "--text", "--column-family", family, dir, &key]);
@@ -301,6 +315,15 @@ fn probe_takes_text_keys_and_inspect_shows_the_database() {
         // First the database: its tables per column family and level.
         let header = &objects[0];
         assert_eq!(header["type"], "database", "{header}");
+        // CURRENT names the MANIFEST, but from Pebble's format major
+        // version 2 on, where its marker does.
+        let format = header["pebble_format_major_version"].as_u64();
+        let named_by = header["manifest_named_by"].as_str().unwrap();
+        assert_eq!(
+            named_by.starts_with("marker.manifest."),
+            format.is_some_and(|v| v >= 2),
+            "{header}"
+        );
         let counted: u64 = header["column_families"]
             .as_array()
             .unwrap()
@@ -310,13 +333,17 @@ fn probe_takes_text_keys_and_inspect_shows_the_database() {
             .sum();
         assert_eq!(counted, db.live.len() as u64);
         let table = objects.iter().find(|o| o["file_number"] == number).unwrap();
-        assert_eq!(table["level"], db.live[0].level);
+        assert_eq!(table["level"], first.level);
         assert_eq!(table["column_family"], family.as_str());
-        assert_eq!(table["comparator"], "leveldb.BytewiseComparator");
+        // Pebble's tables name their comparer, and their filter's rate is
+        // not measured.
+        let pebble = table["format"] == "pebble";
+        let comparator = &table[if pebble { "comparer" } else { "comparator" }];
+        assert_eq!(comparator, "leveldb.BytewiseComparator", "{table}");
         assert_eq!(table["smallest_key_hex"], hex(smallest), "{table}");
         assert_eq!(table["largest_key_hex"], hex(largest), "{table}");
         assert!(
-            table["filter"]["measured_fpr"]["probed"].as_u64().unwrap() > 0,
+            pebble || table["filter"]["measured_fpr"]["probed"].as_u64().unwrap() > 0,
             "{table}"
         );
     }
@@ -431,5 +458,76 @@ fn keys_out_of_order_are_a_problem_where_the_comparator_is_known() {
         text.contains("OUT OF ORDER key ")
             && text.contains("against the table's comparator rocksdb.ReverseBytewiseComparator"),
         "{text}"
+    );
+}
+
+/// Pebble's databases (`testdata/db/pebble-*`): `inspect` names the
+/// marker that names the MANIFEST and the format major version; `probe`
+/// meets the writes left in a write-ahead log before any table; a missing
+/// backing table is missing for each virtual table on it.
+#[test]
+fn pebble_databases_name_their_marker_their_logs_and_their_backing_tables() {
+    let databases: Vec<GoldenDb> = databases()
+        .into_iter()
+        .filter(|db| db.name.starts_with("pebble-"))
+        .collect();
+    assert!(databases.len() >= 3);
+    let (mut logged, mut backings) = (0, 0);
+    for db in &databases {
+        let dir = db.dir.to_str().unwrap();
+        let text = stdout(&run(&["inspect", dir]));
+        let header = text.lines().next().unwrap();
+        let marker = std::fs::read_dir(&db.dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().into_string().unwrap())
+            .filter(|name| name.starts_with("marker.manifest."))
+            .max();
+        assert!(header.contains(": pebble database, MANIFEST-"), "{header}");
+        match marker {
+            Some(marker) => assert!(
+                header.contains(&format!("(named by {marker}, format major version ")),
+                "{header}"
+            ),
+            None => assert!(!header.contains("named by"), "{header}"),
+        }
+        // The Gets that meet the key in a log, before any table.
+        let keys: String = db
+            .gets
+            .iter()
+            .map(|g| format!("{}\n", hex(&g.key)))
+            .collect();
+        let answers = json_lines(&ldbfilter(&["probe", "--json", dir], &keys));
+        logged += answers
+            .iter()
+            .filter(|a| {
+                a["tables"][0]["path"]
+                    .as_str()
+                    .is_some_and(|p| p.ends_with(".log"))
+            })
+            .count();
+
+        let virtual_tables: Vec<_> = db.live.iter().filter(|t| t.backing.is_some()).collect();
+        let Some(backing) = virtual_tables.first().and_then(|t| t.backing) else {
+            continue;
+        };
+        backings += 1;
+        let copy = copy(db);
+        std::fs::remove_file(copy.path().join(format!("{backing:06}.sst"))).unwrap();
+        let out = run(&["verify", copy.path().to_str().unwrap()]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        let on_it = virtual_tables
+            .iter()
+            .filter(|t| t.backing == Some(backing))
+            .count();
+        let missing = format!(
+            "{backing:06}.sst: missing: the MANIFEST lists it as the backing table of virtual table "
+        );
+        assert_eq!(stderr.matches(&missing).count(), on_it, "{stderr}");
+    }
+    assert!(
+        logged > 0 && backings > 0,
+        "{logged} keys in logs, {backings} databases with virtual tables"
     );
 }
