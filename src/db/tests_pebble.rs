@@ -634,8 +634,12 @@ fn record(kind: u8, number: u32, payload: &[u8]) -> Vec<u8> {
     out
 }
 
-/// A Pebble batch of raw entries (kind, key, value where it has one).
-fn pebble_batch(sequence: u64, count: u32, entries: &[(u8, &[u8], Option<&[u8]>)]) -> Vec<u8> {
+/// A batch entry as Pebble encodes it: a kind, a key, a value where the
+/// kind has one.
+type RawEntry<'a> = (u8, &'a [u8], Option<&'a [u8]>);
+
+/// A Pebble batch of raw entries.
+fn pebble_batch(sequence: u64, count: u32, entries: &[RawEntry<'_>]) -> Vec<u8> {
     let mut out = sequence.to_le_bytes().to_vec();
     out.extend_from_slice(&count.to_le_bytes());
     for (kind, key, value) in entries {
