@@ -118,15 +118,24 @@ impl Loaded {
 /// Where a database holds the table, for a text line: ` (level 1)`,
 /// with the column family where it is not `default`.
 pub(crate) fn place(target: &Target) -> String {
-    match &target.live {
-        None => String::new(),
-        Some(live) if live.column_family == "default" => format!(" (level {})", live.level),
-        Some(live) => format!(
-            " (level {}, column family {})",
-            live.level,
-            escaped(&live.column_family)
-        ),
-    }
+    let Some(live) = &target.live else {
+        return String::new();
+    };
+    let family = match live.column_family == "default" {
+        true => String::new(),
+        false => format!(", column family {}", escaped(&live.column_family)),
+    };
+    // Pebble's virtual table: its own number and bounds, in its backing's file.
+    let virtual_table = live.backing.map_or(String::new(), |_| {
+        let (smallest, largest) = &live.key_range;
+        format!(
+            ", virtual table {:06} over {}..{}",
+            live.number,
+            crate::report::hex(smallest),
+            crate::report::hex(largest)
+        )
+    });
+    format!(" (level {}{family}{virtual_table})", live.level)
 }
 
 /// The fields every command's JSON object for a table starts with, the

@@ -14,13 +14,13 @@ use std::io::Read;
 use super::snappy;
 #[cfg(feature = "codecs")]
 use super::varint64;
-use super::Error;
-#[cfg(feature = "codecs")]
-use super::{too_large, uncompressed_limit};
-use super::Field;
-use super::{BlockHandle, BlockKind, Compression};
 #[cfg(feature = "codecs")]
 use super::Corruption;
+use super::Error;
+use super::Field;
+#[cfg(feature = "codecs")]
+use super::{too_large, uncompressed_limit};
+use super::{BlockHandle, BlockKind, Compression};
 
 /// The most a RocksDB block uncompresses to, per byte stored: deflate's
 /// largest ratio.
