@@ -101,16 +101,6 @@ pub fn for_each_batch_entry<'a>(
     }
     let mut sequence = u64::from_le_bytes(batch[..8].try_into().expect("8 bytes"));
     let mut rest = &batch[12..];
-    let slice = |rest: &mut &'a [u8]| -> Result<&'a [u8], &'static str> {
-        let (len, after) = varint32(rest).ok_or("a length that does not read")?;
-        let len = len as usize;
-        if len > after.len() {
-            return Err("a key or value past the end of the batch");
-        }
-        let (bytes, after) = after.split_at(len);
-        *rest = after;
-        Ok(bytes)
-    };
     while let Some((&tag, after)) = rest.split_first() {
         rest = after;
         // The column family variants carry the family's id first.
@@ -203,16 +193,6 @@ pub fn for_each_pebble_batch_entry<'a>(
     let mut sequence = first;
     let mut rest = &batch[12..];
     let mut ingests = false;
-    let slice = |rest: &mut &'a [u8]| -> Result<&'a [u8], &'static str> {
-        let (len, after) = varint32(rest).ok_or("a length that does not read")?;
-        let len = len as usize;
-        if len > after.len() {
-            return Err("a key or value past the end of the batch");
-        }
-        let (bytes, after) = after.split_at(len);
-        *rest = after;
-        Ok(bytes)
-    };
     while let Some((&kind, after)) = rest.split_first() {
         rest = after;
         // Pebble's kinds past DeleteSized are Excise (24) alone.
@@ -263,6 +243,18 @@ pub fn for_each_pebble_batch_entry<'a>(
 }
 
 /// The plain tag of a column family variant.
+/// A batch's length-prefixed key or value, taken from the front of `rest`.
+fn slice<'a>(rest: &mut &'a [u8]) -> Result<&'a [u8], &'static str> {
+    let (len, after) = varint32(rest).ok_or("a length that does not read")?;
+    let len = len as usize;
+    if len > after.len() {
+        return Err("a key or value past the end of the batch");
+    }
+    let (bytes, after) = after.split_at(len);
+    *rest = after;
+    Ok(bytes)
+}
+
 fn column_family_form(tag: u8) -> u8 {
     match tag {
         0x4 => 0x0,
