@@ -21,7 +21,7 @@ use std::cmp::Ordering;
 
 use super::{KeyOrder, LiveTable, Manifest};
 use crate::format::{user_key, TableStep, MAX_SEQUENCE};
-use crate::pebble::{Split, Table};
+use crate::pebble::Table;
 use crate::Error;
 
 /// The Pebble release whose `Get` a walk follows.
@@ -239,7 +239,7 @@ pub fn pebble_step_without_filter(
 ) -> Result<(TableStep, u64), Error> {
     let (step, covering) = table.get_step(key)?;
     Ok(match step {
-        TableStep::Absent if table.split() == Some(Split::Whole) => {
+        TableStep::Absent if table.comparer().is_some() => {
             let step = match table.data_block_for(key)? {
                 Some(_) => TableStep::Read(Vec::new()),
                 None => TableStep::PastLastKey,

@@ -25,8 +25,8 @@ impl Table<'_> {
         };
         // Columnar blocks store each key's prefix; row blocks need the
         // comparer's Split.
-        let split = self.split();
-        if split.is_none() && !self.format.columnar() {
+        let comparer = self.comparer();
+        if comparer.is_none() && !self.format.columnar() {
             return Ok(Verdict::NotChecked {
                 why: "the comparer's Split is its own code's: a comparer this crate does not know",
             });
@@ -38,9 +38,9 @@ impl Table<'_> {
         }
         let mut hashes = Vec::new();
         self.for_each_entry(|user_key, prefix, _| {
-            let prefix = match (prefix, split) {
+            let prefix = match (prefix, comparer) {
                 (Some(prefix), _) => prefix,
-                (None, Some(split)) => split.prefix(user_key),
+                (None, Some(comparer)) => comparer.prefix(user_key),
                 (None, None) => user_key,
             };
             let h = legacy_hash(prefix);

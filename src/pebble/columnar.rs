@@ -3,6 +3,7 @@
 
 use super::blocks::Named;
 use super::colblk::{DataBlock, IndexBlock, KeySchema, KeyValueBlock, KeyspanBlock};
+use super::comparer::Comparer;
 use crate::format::{BlockHandle, Corruption};
 
 /// Every entry of a key-value block (the metaindex from Pebblev6, the
@@ -28,13 +29,14 @@ pub(super) fn index_len(block: &[u8]) -> Result<usize, Corruption> {
 }
 
 /// The first entry of an index block whose separator (a user key) is at or
-/// past `key`, bytewise, by binary search: `None` past the last. With
+/// past `key` in the comparer's order, by binary search: `None` past the last. With
 /// `checked`, the block was read whole and checked before (a table's
 /// top-level index), and the seek reads only the rows it compares.
 pub(super) fn seek_index(
     block: &[u8],
     key: &[u8],
     checked: bool,
+    comparer: Comparer,
 ) -> Result<Option<BlockHandle>, Corruption> {
     let index = match checked {
         true => IndexBlock::parse_checked_once(block)?,
@@ -45,7 +47,7 @@ pub(super) fn seek_index(
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
         let entry = index.get(mid).ok_or(Corruption::MalformedIndexEntry)?;
-        match entry.separator < key {
+        match comparer.compare(entry.separator, key).is_lt() {
             true => lo = mid + 1,
             false => hi = mid,
         }

@@ -8,14 +8,14 @@ use std::cmp::Ordering;
 use super::filter::{may_contain, FilterAnswer};
 use super::keys::INDEX;
 use super::tombstones::Tombstones;
-use super::{Split, Table};
+use super::{Comparer, Table};
 use crate::format::{BlockHandle, BlockKind, Corruption, EntryKind, KeyEntry, Limit, TableStep};
 use crate::Error;
 
 impl Table<'_> {
     /// What the table's filter answers for user key `key`: `None` where
-    /// nothing can be asked (no filter, a comparer whose `Split` this
-    /// crate does not know) and a lookup reads on.
+    /// nothing can be asked (no filter, a comparer whose split this crate
+    /// does not know) and a lookup reads on.
     pub fn filter_answer(&self, key: &[u8]) -> Option<FilterAnswer> {
         let (_, filter) = self.filter()?;
         // A columnar table's filter holds its key schema's prefixes, which
@@ -23,7 +23,7 @@ impl Table<'_> {
         if self.format.columnar() && self.schema.is_err() {
             return None;
         }
-        let prefix = self.split()?.prefix(key);
+        let prefix = self.comparer()?.prefix(key);
         Some(match filter {
             // An empty filter rules keys out only where no block holds one.
             Ok(data) if data.len() <= 5 => may_contain(data, prefix, !self.holds_no_point_key()),
@@ -36,17 +36,17 @@ impl Table<'_> {
     /// where the filter rules it out; else the key's entries in the data
     /// block the index points to, newest first (kinds as Pebble's: a
     /// SETWITHDEL is a value, a DELSIZED a deletion), or past the last key.
-    /// Only keys ordered bytewise are sought; under another comparer the
-    /// answer is [`TableStep::Unordered`], which a filter may still rule
-    /// out. With the step, the largest sequence number of the table's
-    /// range deletions that cover the key (0: none; not sought under
-    /// another comparer).
+    /// Keys are sought in the order of the table's comparer ([`Comparer`]);
+    /// under one this crate does not know the answer is
+    /// [`TableStep::Unordered`], which a filter may still rule out. With
+    /// the step, the largest sequence number of the table's range deletions
+    /// that cover the key (0: none; not sought under an unknown comparer).
     pub fn get_step(&self, key: &[u8]) -> Result<(TableStep, u64), Error> {
-        if self.split() != Some(Split::Whole) {
+        let Some(comparer) = self.comparer() else {
             return Ok((self.unordered_step(key), 0));
-        }
+        };
         let covering = self.covering_tombstone(key)?;
-        Ok((self.ordered_step(key)?, covering))
+        Ok((self.ordered_step(key, comparer)?, covering))
     }
 
     /// [`Table::get_step`] under a comparer whose order this crate does
@@ -58,9 +58,9 @@ impl Table<'_> {
         }
     }
 
-    /// [`Table::get_step`] of a bytewise-ordered table, range deletions
-    /// aside.
-    fn ordered_step(&self, key: &[u8]) -> Result<TableStep, Error> {
+    /// [`Table::get_step`] under a comparer this crate knows, range
+    /// deletions aside.
+    fn ordered_step(&self, key: &[u8], comparer: Comparer) -> Result<TableStep, Error> {
         if self.filter_answer(key).is_some_and(|a| !a.may_match()) {
             return Ok(TableStep::Absent);
         }
@@ -72,7 +72,7 @@ impl Table<'_> {
         // merge operand; a crafted block's operands are held up to a limit.
         let (mut entries, mut done) = (Vec::new(), false);
         self.block_keys(&block, handle, &mut |user_key, _, trailer| {
-            if done || user_key != key {
+            if done || comparer.compare(user_key, key) != Ordering::Equal {
                 return;
             }
             let kind = kind(trailer as u8);
@@ -94,10 +94,10 @@ impl Table<'_> {
         Ok(TableStep::Read(entries))
     }
 
-    /// The data block the index points a bytewise-ordered lookup of `key`
-    /// to: the first whose separator is at or past the key (in a two-level
-    /// index, the partition's); `None` past the last. (Under another
-    /// comparer the block found is the bytewise order's.)
+    /// The data block the index points a lookup of `key` to: the first
+    /// whose separator is at or past the key in the comparer's order (in a
+    /// two-level index, the partition's); `None` past the last. (Under a
+    /// comparer this crate does not know, the bytewise order's.)
     pub fn data_block_for(&self, key: &[u8]) -> Result<Option<BlockHandle>, Error> {
         // The top-level index was read whole and checked at open.
         let top = self.seek_index(&self.index, self.footer.index.offset, key, true)?;
@@ -112,8 +112,8 @@ impl Table<'_> {
     }
 
     /// The first entry of an index block at `offset` whose separator is at
-    /// or past user key `key`, bytewise (`checked`: a columnar block read
-    /// and checked whole before).
+    /// or past user key `key` (`checked`: a columnar block read and checked
+    /// whole before).
     fn seek_index(
         &self,
         block: &[u8],
@@ -126,15 +126,17 @@ impl Table<'_> {
             offset,
             what,
         };
+        let comparer = self.comparer().unwrap_or(Comparer::Bytewise);
         if self.format.columnar() {
-            return super::columnar::seek_index(block, key, checked).map_err(corrupt);
+            return super::columnar::seek_index(block, key, checked, comparer).map_err(corrupt);
         }
         // Row separators are internal keys: one at the key's user key is
         // at or past a seek's largest tag.
-        let order = |separator: &[u8]| match crate::format::user_key(separator).cmp(key) {
-            Ordering::Equal => Ordering::Greater,
-            other => other,
-        };
+        let order =
+            |separator: &[u8]| match comparer.compare(crate::format::user_key(separator), key) {
+                Ordering::Equal => Ordering::Greater,
+                other => other,
+            };
         let mut cursor = self.row_cursor(block, INDEX).map_err(corrupt)?;
         if !cursor.seek(order).map_err(corrupt)? {
             return Ok(None);
@@ -148,7 +150,8 @@ impl Table<'_> {
     /// cover user key `key` (0: none), for a bytewise-ordered table.
     pub fn covering_tombstone(&self, key: &[u8]) -> Result<u64, Error> {
         let tombstones = self.tombstones.get_or_init(|| Tombstones::read(self));
-        Ok(tombstones.as_ref().map_err(Clone::clone)?.covering(key))
+        let tombstones = tombstones.as_ref().map_err(Clone::clone)?;
+        Ok(tombstones.covering(key, self.comparer().unwrap_or(Comparer::Bytewise)))
     }
 }
 

@@ -16,18 +16,18 @@ mod blocks;
 mod check;
 pub(crate) mod colblk;
 mod columnar;
+mod comparer;
 mod filter;
 mod get;
 mod keys;
 mod props;
-mod split;
 mod table;
 mod tombstones;
 
+pub use comparer::Comparer;
 pub use filter::{may_contain, FilterAnswer};
 pub use keys::Walk;
 pub use props::Props;
-pub use split::Split;
 pub use table::{PebbleFormat, Table, FILTER_NAME};
 
 /// Whether a table of LevelDB's or RocksDB's footer (Pebble's LevelDB and

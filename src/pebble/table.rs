@@ -7,8 +7,8 @@ use std::borrow::Cow;
 use std::sync::OnceLock;
 
 use super::colblk::KeySchema;
+use super::comparer::Comparer;
 use super::props::Props;
-use super::split::Split;
 use super::tombstones::Tombstones;
 use crate::format::{checked_block, minlz_block, read_block, uncompress, Cursor, Layout, Source};
 use crate::format::{BlockHandle, BlockKind, Corruption, Field, Footer};
@@ -71,10 +71,10 @@ pub struct Table<'a> {
     /// filter that does not read rules nothing out.
     pub(super) filter: Option<(BlockHandle, Result<&'a [u8], Error>)>,
     pub(super) index: Cow<'a, [u8]>,
-    /// What the properties say, read once: the comparer's split, whether
+    /// What the properties say, read once: the comparer, whether
     /// the index has two levels, the columnar key schema (or the name of
     /// one this crate does not read).
-    pub(super) split: Option<Split>,
+    pub(super) comparer: Option<Comparer>,
     pub(super) two_level: bool,
     pub(super) schema: Result<KeySchema, String>,
     /// Whether the data blocks hold no point key (`None`: unknown, as a
@@ -110,7 +110,7 @@ impl<'a> Table<'a> {
             props: Props::default(),
             filter: None,
             index: Cow::Borrowed(&[]),
-            split: None,
+            comparer: None,
             two_level: false,
             schema: Err(String::new()),
             pointless: OnceLock::new(),
@@ -129,7 +129,7 @@ impl<'a> Table<'a> {
         if let Some(handle) = table.meta_handle(FILTER_NAME)? {
             table.filter = Some((handle, read_block(file, &footer, BlockKind::Filter, handle)));
         }
-        table.split = table.props.comparer().as_deref().and_then(Split::of);
+        table.comparer = table.props.comparer().as_deref().and_then(Comparer::of);
         table.two_level = table.props.two_level_index();
         table.schema = table.key_schema_named();
         table.index = table.block(BlockKind::Index, footer.index)?;
@@ -229,10 +229,10 @@ impl<'a> Table<'a> {
         &self.props
     }
 
-    /// The split the comparer's name gives (`None`: a comparer this crate
-    /// does not know, or none named).
-    pub fn split(&self) -> Option<Split> {
-        self.split
+    /// The comparer the properties name, where this crate knows it (`None`:
+    /// one whose order and split are its own code's, or none named).
+    pub fn comparer(&self) -> Option<Comparer> {
+        self.comparer
     }
 
     /// The filter block: its handle, and its bytes or why they do not read;

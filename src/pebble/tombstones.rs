@@ -6,7 +6,7 @@
 use crate::format::{BlockKind, Limit};
 use crate::Error;
 
-use super::Table;
+use super::{Comparer, Table};
 
 /// What a span holds besides its keys' bytes: two vectors and a number.
 const SPAN_OVERHEAD: usize = 56;
@@ -29,6 +29,7 @@ impl Tombstones {
     /// The table's range deletions: the block `rocksdb.range_del2` names,
     /// or where there is none (as Pebble v1 reads) `rocksdb.range_del`.
     pub(super) fn read(table: &Table<'_>) -> Result<Tombstones, Error> {
+        let comparer = table.comparer().unwrap_or(Comparer::Bytewise);
         let handle = match table.meta_handle("rocksdb.range_del2")? {
             Some(handle) => handle,
             None => match table.meta_handle("rocksdb.range_del")? {
@@ -57,8 +58,9 @@ impl Tombstones {
                 limit,
             });
         }
-        let fragmented = spans.iter().all(|(start, end, _)| start < end)
-            && spans.windows(2).all(|w| w[0].1 <= w[1].0);
+        let before = |a: &[u8], b: &[u8]| comparer.compare(a, b).is_lt();
+        let fragmented = spans.iter().all(|(start, end, _)| before(start, end))
+            && spans.windows(2).all(|w| !before(&w[1].0, &w[0].1));
         Ok(Tombstones { spans, fragmented })
     }
 
@@ -68,10 +70,14 @@ impl Tombstones {
         self.spans.iter().map(each).sum::<usize>() as u64
     }
 
-    /// The largest sequence number of the deletions that cover `key`
-    /// (bytewise), 0 for none.
-    pub(super) fn covering(&self, key: &[u8]) -> u64 {
-        let covers = |(start, end, _): &&Span| &start[..] <= key && key < &end[..];
+    /// The largest sequence number of the deletions that cover `key` (in
+    /// the comparer's order, in which Pebble wrote the spans), 0 for none.
+    pub(super) fn covering(&self, key: &[u8], comparer: Comparer) -> u64 {
+        let (at_or_before, before) = (
+            |a: &[u8], b: &[u8]| comparer.compare(a, b).is_le(),
+            |a: &[u8], b: &[u8]| comparer.compare(a, b).is_lt(),
+        );
+        let covers = |(start, end, _): &&Span| at_or_before(start, key) && before(key, end);
         if !self.fragmented {
             return self
                 .spans

@@ -7,7 +7,6 @@
 
 use crate::vectors::pebble_tables;
 use leveldb_filter::format::{EntryKind, TableStep};
-use leveldb_filter::pebble::Split;
 use leveldb_filter::rocksdb::{FilterCheck, LegacyBloomBuilder, Verdict};
 use leveldb_filter::{AnyTable, TableFormat};
 
@@ -67,7 +66,7 @@ fn pebble_filters_rebuild_byte_for_byte() {
             .check_filter()
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let bpk = t.spec["bits_per_key"].as_f64().unwrap_or(0.0);
-        let known = table.split().is_some() || table.format().columnar();
+        let known = table.comparer().is_some() || table.format().columnar();
         match verdict {
             Verdict::NoFilter => assert!(t.spec["filter_block_length"].is_null(), "{name}"),
             Verdict::NotChecked { .. } => {
@@ -109,11 +108,13 @@ fn pebble_filters_rebuild_byte_for_byte() {
 }
 
 /// Each probe key answered as Pebble's filter answered it, and no key a
-/// table holds answered absent; in tables ordered bytewise, a `Get` finds
-/// every written key's entries in the block the index points to.
+/// table holds answered absent; under each comparer this crate knows
+/// (bytewise, CockroachDB's, testkeys), a `Get` finds every written key's
+/// entries in the block the index points to, and none of a key not
+/// written.
 #[test]
 fn pebble_answers_match_pebbles() {
-    let mut compared = 0;
+    let (mut compared, mut found) = (0, std::collections::BTreeMap::new());
     for t in pebble_tables() {
         let name = &t.name;
         let AnyTable::Pebble(table) = AnyTable::open(&t.bytes).unwrap() else {
@@ -128,7 +129,7 @@ fn pebble_answers_match_pebbles() {
                 }
                 // No filter, or a Split only its comparer's code knows.
                 None => assert!(
-                    table.filter().is_none() || table.split().is_none(),
+                    table.filter().is_none() || table.comparer().is_none(),
                     "{name}"
                 ),
             }
@@ -142,10 +143,14 @@ fn pebble_answers_match_pebbles() {
                     "{name}: written key {key:02x?} absent"
                 );
             }
-            if table.split() == Some(Split::Whole) && *written {
+            if let (Some(_), false, TableStep::Read(entries)) = (table.comparer(), written, &step) {
+                assert!(entries.is_empty(), "{name}: unwritten {key:02x?} found");
+            }
+            if table.comparer().is_some() && *written {
                 let TableStep::Read(entries) = &step else {
                     panic!("{name}: key {key:02x?}: {step:?}")
                 };
+                *found.entry(t.spec["comparer"].to_string()).or_insert(0) += 1;
                 assert!(
                     !entries.is_empty(),
                     "{name}: key {key:02x?} not in its block"
@@ -160,6 +165,11 @@ fn pebble_answers_match_pebbles() {
         }
     }
     assert!(compared > 5000, "{compared} answers compared");
+    assert_eq!(
+        found.len(),
+        3,
+        "written keys found under each comparer: {found:?}"
+    );
 }
 
 /// `LegacyBloomBuilder::pebble` builds Pebble's filter bytes from the
@@ -173,7 +183,7 @@ fn the_builder_writes_pebbles_filters() {
         let AnyTable::Pebble(table) = AnyTable::open(&t.bytes).unwrap() else {
             panic!("{name}: not Pebble's")
         };
-        let (Some((_, Ok(stored))), Some(split)) = (table.filter(), table.split()) else {
+        let (Some((_, Ok(stored))), Some(comparer)) = (table.filter(), table.comparer()) else {
             continue;
         };
         if stored.is_empty() {
@@ -181,7 +191,7 @@ fn the_builder_writes_pebbles_filters() {
         }
         let mut prefixes = Vec::new();
         table
-            .for_each_key(|key, _| prefixes.push(split.prefix(key).to_vec()))
+            .for_each_key(|key, _| prefixes.push(comparer.prefix(key).to_vec()))
             .unwrap();
         let bpk = t.spec["bits_per_key"].as_u64().unwrap() as u32;
         let ours = LegacyBloomBuilder::pebble(bpk).build(prefixes.iter().map(|p| &p[..]));

@@ -317,8 +317,8 @@ fn pebble(
     stdout: &mut impl Write,
 ) -> Result<Option<String>, Failure> {
     let table = pebble_table::Table::open(&loaded.file).map_err(table_error(path))?;
-    let split = table.split();
-    if split.is_none() {
+    let comparer = table.comparer();
+    if comparer.is_none() {
         crate::report::say(format_args!(
             "{}: note: comparer {}, whose Split only its own code knows: the filter is not asked and no data block is sought (every key: - may-match)",
             shown(path),
@@ -330,7 +330,7 @@ fn pebble(
         let answer = table.filter_answer(key);
         malformed += usize::from(answer == Some(FilterAnswer::Malformed));
         let may_match = answer.is_none_or(|a| a.may_match());
-        let (offset, word) = match split {
+        let (offset, word) = match comparer {
             None => (None, answer_word(true)),
             Some(_) => match table.data_block_for(key).map_err(table_error(path))? {
                 None if may_match => (None, PAST_LAST_KEY),
