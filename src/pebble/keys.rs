@@ -126,13 +126,8 @@ impl<'a> Table<'a> {
         let mut count = 0;
         let mut more = cursor.seek_to_first().map_err(corrupt)?;
         while more {
-            let key = cursor.key();
-            let at = key
-                .len()
-                .checked_sub(8)
-                .ok_or(corrupt(Corruption::KeyShorterThanTag))?;
-            let trailer = u64::from_le_bytes(key[at..].try_into().expect("8 bytes"));
-            each(&key[..at], None, trailer & !OBSOLETE);
+            let (user_key, trailer) = split_internal(cursor.key()).map_err(corrupt)?;
+            each(user_key, None, trailer & !OBSOLETE);
             count += 1;
             more = cursor.advance().map_err(corrupt)?;
         }
@@ -202,13 +197,8 @@ impl Table<'_> {
         let mut cursor = self.row_cursor(&block, Layout::Plain).map_err(corrupt)?;
         let mut more = cursor.seek_to_first().map_err(corrupt)?;
         while more {
-            let key = cursor.key();
-            let at = key
-                .len()
-                .checked_sub(8)
-                .ok_or(corrupt(Corruption::KeyShorterThanTag))?;
-            let trailer = u64::from_le_bytes(key[at..].try_into().expect("8 bytes"));
-            each(&key[..at], cursor.value(), trailer);
+            let (user_key, trailer) = split_internal(cursor.key()).map_err(corrupt)?;
+            each(user_key, cursor.value(), trailer);
             more = cursor.advance().map_err(corrupt)?;
         }
         Ok(())
@@ -222,6 +212,16 @@ fn index_error(offset: u64, what: Corruption) -> Error {
         offset,
         what,
     }
+}
+
+/// A row block's internal key: its user key and its 8-byte trailer.
+fn split_internal(key: &[u8]) -> Result<(&[u8], u64), Corruption> {
+    let at = key
+        .len()
+        .checked_sub(8)
+        .ok_or(Corruption::KeyShorterThanTag)?;
+    let trailer = u64::from_le_bytes(key[at..].try_into().expect("8 bytes"));
+    Ok((&key[..at], trailer))
 }
 
 /// Pebblev4's obsolete bit in a key's kind (`InternalKeyKindSSTableInternalObsoleteBit`).
