@@ -156,6 +156,18 @@ impl<'a> FilterBits<'a> {
             FilterBits::Ribbon { data, seed, blocks } => ribbon_may_match(data, seed, blocks, key),
         }
     }
+
+    /// [`may_match`](Self::may_match) for each of `keys`, into `out`, as
+    /// RocksDB's `MayMatch(num_keys, keys, may_match)` answers a `MultiGet`.
+    ///
+    /// # Panics
+    /// If `out` and `keys` differ in length.
+    pub fn may_match_batch(&self, keys: &[&[u8]], out: &mut [bool]) {
+        assert_eq!(keys.len(), out.len(), "one answer per key");
+        for (answer, key) in out.iter_mut().zip(keys) {
+            *answer = self.may_match(key);
+        }
+    }
 }
 
 impl FilterBits<'_> {
