@@ -17,7 +17,8 @@
 //!     ratio_vs_rocksdb peer=P filter=F keys=N work=W ratio=R
 //!
 //! with R RocksDB's time over this crate's. `ROCKSDB_PEERS=DIR` looks for
-//! the peers elsewhere; without them, only this crate's figures.
+//! the peers elsewhere (without them, only this crate's figures);
+//! `ROCKSDB_FILTERS=fastbloom,ribbon` times only those.
 
 mod common;
 use leveldb_filter_testkit::vectors;
@@ -99,20 +100,35 @@ fn ours(filter: &str, n: usize, rounds: usize) -> Figures {
     }
     assert_eq!(one, many, "{filter}: single and batch answers differ");
     let count = one.iter().filter(|&&a| a).count();
-    assert!(one[..n].iter().all(|&a| a), "{filter}: a key of the filter absent");
+    assert!(
+        one[..n].iter().all(|&a| a),
+        "{filter}: a key of the filter absent"
+    );
     Figures {
         build: built,
         single,
         batch,
-        filter: format!("{}:{:016x}", bytes.len(), fnv(bytes.iter().copied(), FNV_START)),
-        answers: format!("{count}:{:016x}", fnv(one.iter().map(|&a| a as u8), FNV_START)),
+        filter: format!(
+            "{}:{:016x}",
+            bytes.len(),
+            fnv(bytes.iter().copied(), FNV_START)
+        ),
+        answers: format!(
+            "{count}:{:016x}",
+            fnv(one.iter().map(|&a| a as u8), FNV_START)
+        ),
     }
 }
 
 /// A peer's figures, from its one line of output.
 fn theirs(peer: &PathBuf, filter: &str, n: usize, rounds: usize) -> Result<Figures, String> {
     let out = Command::new(peer)
-        .args([filter, &n.to_string(), &rounds.to_string(), &BATCH.to_string()])
+        .args([
+            filter,
+            &n.to_string(),
+            &rounds.to_string(),
+            &BATCH.to_string(),
+        ])
         .output()
         .map_err(|e| format!("{}: {e}", peer.display()))?;
     let text = String::from_utf8_lossy(&out.stdout);
@@ -150,17 +166,27 @@ fn main() {
         .filter(|(p, path)| {
             let there = path.is_file();
             if !there {
-                println!("peer {p}: not at {} (scripts/rocksdb-peers builds it)", path.display());
+                println!(
+                    "peer {p}: not at {} (scripts/rocksdb-peers builds it)",
+                    path.display()
+                );
             }
             there
         })
         .collect();
     println!("cpu: {}", common::cpu());
     println!("kernel: {}", leveldb_filter::kernel());
-    println!("{:<22} {:<12} {:>9} {:>9} {:>9} {:>9}", "who", "filter", "keys", "build", "single", "batch");
+    println!(
+        "{:<22} {:<12} {:>9} {:>9} {:>9} {:>9}",
+        "who", "filter", "keys", "build", "single", "batch"
+    );
     let mut failed = false;
+    let only = std::env::var("ROCKSDB_FILTERS").unwrap_or_default();
     for (n, rounds) in [(10_000, 50), (1_000_000, 5)] {
         for filter in FILTERS {
+            if !only.is_empty() && !only.split(',').any(|f| f == filter) {
+                continue;
+            }
             let mine = ours(filter, n, rounds);
             let row = |who: &str, f: &Figures| {
                 println!(

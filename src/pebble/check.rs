@@ -5,7 +5,8 @@
 //! compared byte for byte.
 
 use super::Table;
-use crate::rocksdb::builders::{legacy_add, legacy_hash, legacy_probes};
+use crate::rocksdb::builders::{legacy_hash, legacy_probes};
+use crate::rocksdb::local::legacy_add;
 use crate::rocksdb::{FilterCheck, FilterReport, Verdict};
 
 /// The most bits per key tried when inferring them: past 44, 30 probes and

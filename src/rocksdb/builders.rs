@@ -12,6 +12,7 @@
 //! assert!(FilterBits::parse(&filter).may_match(b"apple"));
 //! ```
 
+use super::local::{fast_local_add_all, legacy_add_all};
 use super::xxph3::hash64;
 use crate::hash::{hash, HashVariant, SEED};
 
@@ -44,7 +45,8 @@ pub(crate) fn distinct<'k, H: PartialEq>(
     keys: impl IntoIterator<Item = &'k [u8]>,
     hash: impl Fn(&[u8]) -> H,
 ) -> Vec<H> {
-    let mut hashes: Vec<H> = Vec::new();
+    let keys = keys.into_iter();
+    let mut hashes: Vec<H> = Vec::with_capacity(keys.size_hint().0);
     for key in keys {
         let h = hash(key);
         if hashes.last() != Some(&h) {
@@ -94,10 +96,12 @@ impl FastLocalBloomBuilder {
 /// hashes, none equal to the one before), at `millibits` per key.
 pub(crate) fn fast_local_build(millibits: u32, hashes: &[u64]) -> Vec<u8> {
     let probes = fast_local_probes(millibits);
-    let mut filter = vec![0; fast_local_len(hashes.len() as u64, millibits) as usize];
-    for &h in hashes {
-        fast_local_add(&mut filter, probes, h);
-    }
+    let len = fast_local_len(hashes.len() as u64, millibits) as usize;
+    // Room for the metadata from the start: pushed on later, it would copy
+    // the whole array.
+    let mut filter = Vec::with_capacity(len + 5);
+    filter.resize(len, 0);
+    fast_local_add_all(&mut filter, probes, hashes);
     filter.extend_from_slice(&[0xff, 0, probes as u8, 0, 0]);
     filter
 }
@@ -130,24 +134,6 @@ pub(crate) fn fast_local_probes(millibits_per_key: u32) -> u32 {
         Some(&(_, probes)) => probes,
         None if millibits_per_key > 50000 => 24,
         None => (millibits_per_key - 1) / 2000 - 1,
-    }
-}
-
-/// The bits a key hashed to `h` probes in a FastLocalBloom bit array of
-/// `blocks` 64-byte blocks (`FastLocalBloomImpl`): a block by the low 32
-/// bits, then 9-bit positions in it from the high 32, multiplied on.
-pub(crate) fn fast_local_bits(blocks: u64, probes: u32, h: u64) -> impl Iterator<Item = usize> {
-    let (h1, h2) = (h as u32, (h >> 32) as u32);
-    let base = (((u64::from(h1) * blocks) >> 32) * 512) as usize;
-    let hs = std::iter::successors(Some(h2), |h| Some(h.wrapping_mul(0x9e37_79b9)));
-    hs.take(probes as usize)
-        .map(move |h| base + (h >> 23) as usize)
-}
-
-/// Sets a key's probes in a FastLocalBloom bit array (whole 64-byte blocks).
-pub(crate) fn fast_local_add(data: &mut [u8], probes: u32, h: u64) {
-    for bit in fast_local_bits((data.len() / 64) as u64, probes, h) {
-        data[bit / 8] |= 1 << (bit % 8);
     }
 }
 
@@ -195,10 +181,9 @@ impl LegacyBloomBuilder {
         }
         let hashes = distinct(keys, legacy_hash);
         let lines = legacy_lines(hashes.len(), self.bits_per_key);
-        let mut filter = vec![0; lines as usize * 64];
-        for h in hashes {
-            legacy_add(&mut filter, lines, self.probes(), h);
-        }
+        let mut filter = Vec::with_capacity(lines as usize * 64 + 5);
+        filter.resize(lines as usize * 64, 0);
+        legacy_add_all(&mut filter, lines, self.probes(), &hashes);
         filter.push(self.probes() as u8);
         filter.extend_from_slice(&lines.to_le_bytes());
         filter
@@ -219,29 +204,4 @@ pub(crate) fn legacy_lines(keys: usize, bits_per_key: u32) -> u32 {
     let bits = (keys as u64 * u64::from(bits_per_key)).min(0xffff_0000);
     let lines = bits.div_ceil(512) as u32;
     lines | 1
-}
-
-/// The bits a key hashed to `h` probes in a LegacyBloom bit array of
-/// `lines` lines of `1 << log2_line_bytes` bytes
-/// (`LegacyLocalityBloomImpl<false>`): the line `h % lines`, then LevelDB's
-/// double hashing within it. None for no lines.
-pub(crate) fn legacy_bits(
-    lines: u32,
-    log2_line_bytes: u32,
-    probes: u32,
-    h: u32,
-) -> impl Iterator<Item = usize> {
-    let base = (h.checked_rem(lines).unwrap_or(0) as usize) << (log2_line_bytes + 3);
-    let mask = (1u32 << (log2_line_bytes + 3)) - 1;
-    let delta = h.rotate_right(17);
-    let hs = std::iter::successors(Some(h), move |h| Some(h.wrapping_add(delta)));
-    let probes = if lines == 0 { 0 } else { probes as usize };
-    hs.take(probes).map(move |h| base + (h & mask) as usize)
-}
-
-/// Sets a key's probes in a LegacyBloom bit array of `lines` 64-byte lines.
-pub(crate) fn legacy_add(data: &mut [u8], lines: u32, probes: u32, h: u32) {
-    for bit in legacy_bits(lines, 6, probes, h) {
-        data[bit / 8] |= 1 << (bit % 8);
-    }
 }

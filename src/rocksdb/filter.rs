@@ -3,8 +3,12 @@
 //! implementation reads it, and RocksDB answers "may match" for any it does
 //! not know, "no" for a payload of 1 to 5 bytes.
 
-use super::builders::{fast_local_add, fast_local_bits, legacy_add, legacy_bits, legacy_hash};
-use super::ribbon::{layout, Hasher};
+use super::builders::legacy_hash;
+use super::local::{
+    batch, fast_local_add, fast_local_line, fast_local_test, legacy_add, legacy_line_at,
+    legacy_test,
+};
+use super::ribbon::RibbonReader;
 use super::xxph3::hash64;
 
 /// The implementation a full filter (or a partition of one) is read with,
@@ -145,15 +149,13 @@ impl<'a> FilterBits<'a> {
                 probes,
                 lines,
                 log2_line_bytes,
-            } => {
-                let h = legacy_hash(key);
-                legacy_bits(lines, log2_line_bytes, probes, h).all(|bit| is_set(data, bit))
-            }
+            } => legacy_test(data, lines, log2_line_bytes, probes, legacy_hash(key)),
             FilterBits::FastLocalBloom { data, probes } => {
-                let blocks = (data.len() / 64) as u64;
-                fast_local_bits(blocks, probes, hash64(key)).all(|bit| is_set(data, bit))
+                fast_local_test(data, probes, hash64(key))
             }
-            FilterBits::Ribbon { data, seed, blocks } => ribbon_may_match(data, seed, blocks, key),
+            FilterBits::Ribbon { data, seed, blocks } => {
+                RibbonReader::new(data, seed, blocks).may_match(hash64(key))
+            }
         }
     }
 
@@ -164,8 +166,44 @@ impl<'a> FilterBits<'a> {
     /// If `out` and `keys` differ in length.
     pub fn may_match_batch(&self, keys: &[&[u8]], out: &mut [bool]) {
         assert_eq!(keys.len(), out.len(), "one answer per key");
-        for (answer, key) in out.iter_mut().zip(keys) {
-            *answer = self.may_match(key);
+        match *self {
+            FilterBits::LegacyBloom {
+                data,
+                probes,
+                lines,
+                log2_line_bytes,
+            } => batch(
+                data,
+                keys,
+                out,
+                legacy_hash,
+                |h| legacy_line_at(lines, log2_line_bytes, h),
+                |h| legacy_test(data, lines, log2_line_bytes, probes, h),
+            ),
+            FilterBits::FastLocalBloom { data, probes } => batch(
+                data,
+                keys,
+                out,
+                hash64,
+                |h| fast_local_line(data, h),
+                |h| fast_local_test(data, probes, h),
+            ),
+            FilterBits::Ribbon { data, seed, blocks } => {
+                let reader = RibbonReader::new(data, seed, blocks);
+                batch(
+                    data,
+                    keys,
+                    out,
+                    hash64,
+                    |h| reader.segment_at(h),
+                    |h| reader.may_match(h),
+                )
+            }
+            _ => {
+                for (answer, key) in out.iter_mut().zip(keys) {
+                    *answer = self.may_match(key);
+                }
+            }
         }
     }
 }
@@ -253,44 +291,4 @@ impl FilterBits<'_> {
             _ => None,
         }
     }
-}
-
-fn is_set(data: &[u8], bit: usize) -> bool {
-    data.get(bit / 8)
-        .is_some_and(|byte| byte & (1 << (bit % 8)) != 0)
-}
-
-/// `Standard128RibbonBitsReader::MayMatch`: the key's 128-bit coefficient
-/// row against the solution's columns at its start; each column's parity
-/// must equal a bit of the key's expected result.
-fn ribbon_may_match(data: &[u8], seed: u8, blocks: u32, key: &[u8]) -> bool {
-    let blocks = blocks as usize;
-    let (upper_cols, upper_start_block) = layout(blocks, data.len());
-    if upper_cols == 0 {
-        return true;
-    }
-    let row = Hasher::new(u32::from(seed), blocks * 128).row(hash64(key));
-    let (block, bit) = (row.start / 128, row.start % 128);
-    let cols = upper_cols - usize::from(block < upper_start_block);
-    let first = block * upper_cols - block.min(upper_start_block);
-    let segment = |i: usize| -> Option<u128> {
-        let bytes = data.get(16 * i..16 * i + 16)?;
-        Some(u128::from_le_bytes(bytes.try_into().ok()?))
-    };
-    for i in 0..cols {
-        let v = if bit == 0 {
-            segment(first + i).map(|s| s & row.coeffs)
-        } else {
-            segment(first + i)
-                .zip(segment(first + cols + i))
-                .map(|(lo, hi)| (lo & (row.coeffs << bit)) ^ (hi & (row.coeffs >> (128 - bit))))
-        };
-        // A solution shorter than its layout says: RocksDB would read past
-        // it; may match.
-        let Some(v) = v else { return true };
-        if (v.count_ones() & 1) != (row.result >> i) & 1 {
-            return false;
-        }
-    }
-    true
 }

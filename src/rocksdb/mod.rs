@@ -28,6 +28,7 @@ mod check;
 mod filter;
 mod get;
 mod keys;
+pub(crate) mod local;
 mod lookup;
 mod partitions;
 mod props;

@@ -75,6 +75,14 @@ impl Hasher {
     }
 }
 
+/// The parity of a row's bits: its halves' XOR's, one 64-bit population
+/// count (or, without the instruction, a fold LLVM turns into the parity
+/// flag's few steps).
+#[inline(always)]
+fn parity(v: u128) -> u32 {
+    ((v as u64) ^ (v >> 64) as u64).count_ones() & 1
+}
+
 /// How a solution of `blocks` blocks in `data_len` bytes lays out its
 /// columns (`InternalConfigure`): every block has `upper_cols` columns but
 /// the first `upper_start_block`, which have one fewer; at most 32.
@@ -325,11 +333,17 @@ pub(crate) fn solve(hashes: &[u64], slots: usize, len: usize) -> Option<Vec<u8>>
     let first = *hashes.first()?;
     let mut banding = Banding::new(slots);
     let start = first as u32 & 0xff;
+    let mut sorted = Vec::new();
     let seed = (0..SEEDS).map(|i| (start + i) % SEEDS).find(|&seed| {
         if seed != start {
             banding.clear();
         }
-        banding.add_all(Hasher::new(seed, slots), hashes)
+        let hasher = Hasher::new(seed, slots);
+        if hashes.len() < SORT_FROM {
+            return banding.add_all(hasher, hashes);
+        }
+        by_block(hasher, hashes, slots / COEFF_BITS, &mut sorted);
+        banding.add_all(hasher, &sorted)
     })?;
     let mut filter = vec![0; len];
     let (solution, meta) = filter.split_at_mut(len - 5);
@@ -339,6 +353,34 @@ pub(crate) fn solve(hashes: &[u64], slots: usize, len: usize) -> Option<Vec<u8>>
     meta[1] = seed as u8;
     meta[2..].copy_from_slice(&blocks.to_le_bytes()[..3]);
     Some(filter)
+}
+
+/// Keys from which a system's rows are added in the order of their start
+/// blocks: where the slots outgrow the caches, rows in hash order reach for
+/// a slot out of cache each (the solution does not depend on the order in
+/// which rows are added, only on their set).
+const SORT_FROM: usize = 1 << 15;
+
+/// `hashes` into `out` in the order of their rows' start blocks under
+/// `hasher` (a counting sort), for a system of `blocks` blocks.
+fn by_block(hasher: Hasher, hashes: &[u64], blocks: usize, out: &mut Vec<u64>) {
+    let block = |h: u64| (hasher.row(h).start / COEFF_BITS).min(blocks - 1);
+    let mut ends = vec![0usize; blocks];
+    for &h in hashes {
+        ends[block(h)] += 1;
+    }
+    let mut total = 0;
+    for end in &mut ends {
+        total += *end;
+        *end = total - *end;
+    }
+    out.clear();
+    out.resize(hashes.len(), 0);
+    for &h in hashes {
+        let at = &mut ends[block(h)];
+        out[*at] = h;
+        *at += 1;
+    }
 }
 
 /// The system in echelon form as rows are added (`StandardBanding`): each
@@ -424,7 +466,7 @@ impl Banding {
             {
                 for (j, column) in state[..cols].iter_mut().enumerate() {
                     let shifted = *column << 1;
-                    let bit = ((shifted & coeffs).count_ones() ^ (result >> j)) & 1;
+                    let bit = (parity(shifted & coeffs) ^ (result >> j)) & 1;
                     *column = shifted | u128::from(bit);
                 }
             }
@@ -434,6 +476,82 @@ impl Banding {
                 out[at..at + 16].copy_from_slice(&column.to_le_bytes());
             }
         }
+    }
+}
+
+/// `Standard128RibbonBitsReader::MayMatch` over a solution: the key's
+/// 128-bit coefficient row against the solution's columns at its start;
+/// each column's parity must equal a bit of the key's expected result.
+/// Every column is computed and the answer taken once (RocksDB stops at
+/// the first column that differs, a branch an absent key mispredicts).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RibbonReader<'a> {
+    data: &'a [u8],
+    hasher: Hasher,
+    upper_cols: usize,
+    upper_start_block: usize,
+}
+
+impl<'a> RibbonReader<'a> {
+    /// The reader of a solution of `blocks` blocks by ordinal seed `seed`.
+    #[inline]
+    pub(crate) fn new(data: &'a [u8], seed: u8, blocks: u32) -> Self {
+        let blocks = blocks.max(2) as usize;
+        let (upper_cols, upper_start_block) = layout(blocks, data.len());
+        RibbonReader {
+            data,
+            hasher: Hasher::new(u32::from(seed), blocks * COEFF_BITS),
+            upper_cols,
+            upper_start_block,
+        }
+    }
+
+    /// The columns of a block, and its first segment.
+    #[inline(always)]
+    fn block(&self, block: usize) -> (usize, usize) {
+        let cols = self.upper_cols - usize::from(block < self.upper_start_block);
+        let first = block * self.upper_cols - block.min(self.upper_start_block);
+        (cols, first)
+    }
+
+    /// The byte offset of the first segment a key hashed to `h` reads, for
+    /// a batch to ask for ahead.
+    #[inline]
+    pub(crate) fn segment_at(&self, h: u64) -> usize {
+        16 * self.block(self.hasher.row(h).start / COEFF_BITS).1
+    }
+
+    /// Whether a key hashed (by XXPH3) to `h` may be in the filter; "may
+    /// match" for a solution shorter than its layout (RocksDB would read
+    /// past it).
+    #[inline]
+    pub(crate) fn may_match(&self, h: u64) -> bool {
+        if self.upper_cols == 0 {
+            return true;
+        }
+        let row = self.hasher.row(h);
+        let (block, bit) = (row.start / COEFF_BITS, (row.start % COEFF_BITS) as u32);
+        let (cols, first) = self.block(block);
+        // A row that starts a block reads its own block's columns; one
+        // that starts inside reads on into the next block's.
+        let (high, high_mask) = match bit {
+            0 => (0, 0),
+            _ => (cols, row.coeffs >> (COEFF_BITS as u32 - bit)),
+        };
+        let low_mask = row.coeffs << bit;
+        let Some(segments) = self.data.get(16 * first..16 * (first + cols + high)) else {
+            return true;
+        };
+        let segment = |i: usize| {
+            let bytes: [u8; 16] = segments[16 * i..16 * i + 16].try_into().unwrap_or([0; 16]);
+            u128::from_le_bytes(bytes)
+        };
+        let mut parities = 0u64;
+        for i in 0..cols {
+            let v = (segment(i) & low_mask) ^ (segment(high + i) & high_mask);
+            parities |= u64::from(parity(v)) << i;
+        }
+        (parities ^ u64::from(row.result)) & ((1u64 << cols) - 1) == 0
     }
 }
 

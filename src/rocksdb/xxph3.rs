@@ -67,6 +67,7 @@ fn mix16(input: &[u8], at: usize, secret: usize) -> u64 {
 /// // RocksDB's util/hash_test.cc, Hash64SmallValueSchema: the empty input.
 /// assert_eq!(leveldb_filter::rocksdb::hash64(b""), 0x5342c3010fe1dd04);
 /// ```
+#[inline]
 pub fn hash64(input: &[u8]) -> u64 {
     let len = input.len();
     let len64 = len as u64;
@@ -136,6 +137,7 @@ pub fn hash64(input: &[u8]) -> u64 {
 }
 
 /// Inputs of more than 240 bytes: 64-byte stripes into eight accumulators.
+#[inline(never)]
 fn long(input: &[u8]) -> u64 {
     let mut acc = [
         PRIME32_3, PRIME64_1, PRIME64_2, PRIME64_3, PRIME64_4, PRIME32_2, PRIME64_5, PRIME32_1,
