@@ -241,6 +241,9 @@ impl<'b> Cursor<'b> {
             return Ok(false);
         }
         self.at_restart(self.restarts - 1);
+        if self.checkpoints.is_some_and(|c| c.resume_last(self)) {
+            return Ok(true);
+        }
         while self.advance()? {
             if self.next >= self.entries_end {
                 return Ok(true);

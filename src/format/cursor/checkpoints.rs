@@ -30,6 +30,9 @@ pub(crate) struct Checkpoints {
     /// Each restart interval with points: its restart index, and its points'
     /// range in `points`.
     intervals: Vec<(usize, usize, usize)>,
+    /// The last entry, as `seek_to_last` reaches it from the last restart
+    /// point (its key in `keys`).
+    last: Option<Point>,
 }
 
 /// A cursor's state on an entry, and what the seek compares.
@@ -50,7 +53,22 @@ struct Point {
 impl Checkpoints {
     /// The bytes they hold.
     pub(crate) fn bytes(&self) -> usize {
-        self.points.len() * size_of::<Point>() + self.keys.len() + self.intervals.len() * 24
+        let points = self.points.len() + usize::from(self.last.is_some());
+        points * size_of::<Point>() + self.keys.len() + self.intervals.len() * 24
+    }
+
+    /// Moves `cursor`, at the last restart point, to the last entry, as
+    /// its walk from there would (false where it has no such point, or too
+    /// little key budget left: then it walks).
+    pub(super) fn resume_last(&self, cursor: &mut Cursor<'_>) -> bool {
+        let Some(point) = &self.last else {
+            return false;
+        };
+        let Some(budget) = cursor.budget.checked_sub(point.spent) else {
+            return false;
+        };
+        self.restore(cursor, point, budget);
+        true
     }
 
     /// Moves `cursor`, on the first entry of restart interval `restart`
@@ -82,6 +100,11 @@ impl Checkpoints {
         let Some(budget) = before.checked_sub(point.spent) else {
             return;
         };
+        self.restore(cursor, point, budget);
+    }
+
+    /// Puts `cursor` in `point`'s state, with `budget` of keys left.
+    fn restore(&self, cursor: &mut Cursor<'_>, point: &Point, budget: usize) {
         cursor.current = point.current;
         cursor.next = point.next;
         cursor.entry = point.entry;
@@ -126,6 +149,21 @@ impl Cursor<'_> {
                     max.clone_from(&walk.key);
                 }
                 n += 1;
+                let state = |key, max| Point {
+                    current: walk.current,
+                    next: walk.next,
+                    entry: walk.entry,
+                    value: walk.value,
+                    handle: walk.handle,
+                    key,
+                    max,
+                    spent: budget - walk.budget,
+                };
+                if stop.is_none() && walk.next >= walk.entries_end && out.last.is_none() {
+                    let at = out.keys.len();
+                    out.keys.extend_from_slice(&walk.key);
+                    out.last = Some(state((at, out.keys.len()), (at, out.keys.len())));
+                }
                 let cost = size_of::<Point>() + walk.key.len() + max.len();
                 if n % EVERY != 0 || out.bytes() + cost > room {
                     continue;
@@ -140,16 +178,7 @@ impl Cursor<'_> {
                         (key.1, out.keys.len())
                     }
                 };
-                out.points.push(Point {
-                    current: walk.current,
-                    next: walk.next,
-                    entry: walk.entry,
-                    value: walk.value,
-                    handle: walk.handle,
-                    key,
-                    max,
-                    spent: budget - walk.budget,
-                });
+                out.points.push(state(key, max));
             }
             out = out.close(restart, first);
         }
@@ -164,5 +193,72 @@ impl Checkpoints {
             self.intervals.push((restart, first, self.points.len()));
         }
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::Layout;
+
+    /// A block of `keys` (each sharing its prefix with the one before, values
+    /// one byte) with restart points at the entries `restarts`.
+    fn block(keys: &[Vec<u8>], restarts: &[usize]) -> Vec<u8> {
+        let (mut out, mut offsets) = (Vec::new(), Vec::new());
+        let mut previous: &[u8] = &[];
+        for (i, key) in keys.iter().enumerate() {
+            offsets.push(out.len() as u32);
+            let shared = match restarts.contains(&i) {
+                true => 0,
+                false => key.iter().zip(previous).take_while(|(a, b)| a == b).count(),
+            };
+            out.extend_from_slice(&[shared as u8, (key.len() - shared) as u8, 1]);
+            out.extend_from_slice(&key[shared..]);
+            out.push(b'v');
+            previous = key;
+        }
+        for &r in restarts {
+            out.extend_from_slice(&offsets[r].to_le_bytes());
+        }
+        out.extend_from_slice(&(restarts.len() as u32).to_le_bytes());
+        out
+    }
+
+    /// What a seek of every target finds, and the last entry, with and
+    /// without checkpoints.
+    fn same_seeks(keys: &[Vec<u8>], restarts: &[usize]) {
+        let b = block(keys, restarts);
+        let plain = Cursor::new(&b, Layout::Plain).unwrap();
+        let checkpoints = plain.checkpoints(<[u8]>::cmp);
+        assert!(!checkpoints.points.is_empty());
+        let fast = plain.clone().with_checkpoints(&checkpoints);
+        let mut targets: Vec<Vec<u8>> = keys.to_vec();
+        targets.extend(keys.iter().map(|k| [&k[..], b"\0"].concat()));
+        targets.extend([vec![], vec![0xff; 4]]);
+        for target in &targets {
+            let found = |mut cursor: Cursor<'_>| {
+                let more = cursor.seek(|key| key.cmp(target));
+                (more, cursor.key().to_vec(), cursor.value().to_vec())
+            };
+            assert_eq!(found(plain.clone()), found(fast.clone()), "{target:?}");
+        }
+        let last = |mut cursor: Cursor<'_>| (cursor.seek_to_last(), cursor.key().to_vec());
+        assert_eq!(last(plain.clone()), last(fast));
+    }
+
+    #[test]
+    fn seeks_find_what_a_scan_from_the_restart_point_finds() {
+        let sorted: Vec<Vec<u8>> = (0..300u32)
+            .map(|i| format!("k{:05}", i * 7).into_bytes())
+            .collect();
+        same_seeks(&sorted, &[0]);
+        same_seeks(&sorted, &[0, 100, 101, 250]);
+        // Out of order: a scan stops at the first key at or past the
+        // target, wherever the greater keys lie.
+        let shuffled: Vec<Vec<u8>> = (0..300u32)
+            .map(|i| format!("k{:05}", i * 7919 % 1000).into_bytes())
+            .collect();
+        same_seeks(&shuffled, &[0]);
+        same_seeks(&shuffled, &[0, 40, 200]);
     }
 }
