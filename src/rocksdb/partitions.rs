@@ -42,8 +42,9 @@ pub struct Partitions<'a> {
     pub(super) entries: usize,
     /// Each distinct partition the entries name, read and checked once.
     pub(super) filters: BTreeMap<BlockHandle, Result<FilterBits<'a>, Error>>,
-    /// The index's checkpoints, made by the first seek.
-    pub(super) checkpoints: OnceLock<Checkpoints>,
+    /// The index's checkpoints, made by the first seek (boxed: the filter's
+    /// enum stays small).
+    pub(super) checkpoints: OnceLock<Box<Checkpoints>>,
 }
 
 impl<'a> Partitions<'a> {
@@ -183,9 +184,9 @@ impl<'a> Partitions<'a> {
     pub(super) fn seek(&self, key: &[u8]) -> Option<Cursor<'_>> {
         let (internal, order) = (self.internal_keys, self.order?);
         let cursor = self.cursor();
-        let checkpoints = self
-            .checkpoints
-            .get_or_init(|| cursor.checkpoints(|a, b| index_key_cmp(a, b, internal, order)));
+        let checkpoints = self.checkpoints.get_or_init(|| {
+            Box::new(cursor.checkpoints(|a, b| index_key_cmp(a, b, internal, order)))
+        });
         let mut cursor = cursor.with_checkpoints(checkpoints);
         let found = match cursor.seek(|sep| order_to_seek(sep, key, internal, order)) {
             Ok(true) => true,
