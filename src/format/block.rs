@@ -378,6 +378,7 @@ impl<'b> BlockIter<'b> {
             self.key.reserve_exact(grown - shared);
         }
         self.key.extend_from_slice(&self.data[at..at + unshared]);
+        super::count_decoded();
         self.value = (at + unshared, at + unshared + value_len);
         self.next = self.value.1;
         while self.restart_index + 1 < self.num_restarts

@@ -19,7 +19,11 @@
 //! Keys are rebuilt in one buffer, never stored; a walk or a seek stops
 //! with an error once its keys add up to [`KEY_EXPANSION`] times the block.
 
+mod checkpoints;
+
 use std::cmp::Ordering;
+
+pub(crate) use checkpoints::Checkpoints;
 
 use super::{varint32, varint64, BlockHandle, BlockKind, Corruption, Error};
 use super::{BLOCK_TRAILER_LEN, KEY_EXPANSION};
@@ -80,6 +84,8 @@ pub(crate) struct Cursor<'b> {
     /// What of a restart point is its offset: all 32 bits, or 31 where
     /// Pebble flags a restart with bit 31 (Pebblev3 and later).
     restart_mask: u32,
+    /// Where a seek may resume a long restart interval's scan.
+    checkpoints: Option<&'b Checkpoints>,
 }
 
 impl<'b> Cursor<'b> {
@@ -147,6 +153,7 @@ impl<'b> Cursor<'b> {
             prefix: 0,
             restart_key: Vec::new(),
             restart_mask: u32::MAX,
+            checkpoints: None,
         })
     }
 
@@ -179,6 +186,14 @@ impl<'b> Cursor<'b> {
     /// (`rocksdb.data.block.restart.interval`, 0 where it has none).
     pub(crate) fn data_block(mut self, interval: u64) -> Self {
         self.interval = usize::try_from(interval).unwrap_or(0);
+        self
+    }
+
+    /// The cursor of a block whose seeks resume long restart intervals
+    /// from `checkpoints`, made by [`Cursor::checkpoints`] from a cursor of
+    /// the same block and kind.
+    pub(crate) fn with_checkpoints(mut self, checkpoints: &'b Checkpoints) -> Self {
+        self.checkpoints = Some(checkpoints);
         self
     }
 
@@ -226,6 +241,9 @@ impl<'b> Cursor<'b> {
             return Ok(false);
         }
         self.at_restart(self.restarts - 1);
+        if self.checkpoints.is_some_and(|c| c.resume_last(self)) {
+            return Ok(true);
+        }
         while self.advance()? {
             if self.next >= self.entries_end {
                 return Ok(true);
@@ -266,11 +284,15 @@ impl<'b> Cursor<'b> {
         }
         let index = usize::try_from(left).unwrap_or(0);
         self.at_restart(index);
+        let before = self.budget;
         if !self.advance()? || found || left < 0 {
             return Ok(self.current < self.entries_end);
         }
         // The next restart point's key is above the target: stop there.
         let stop = (index + 1 < self.restarts).then(|| self.restart(index + 1));
+        if let Some(checkpoints) = self.checkpoints {
+            checkpoints.resume(self, index, before, &order);
+        }
         while self.advance()? {
             if Some(self.current) == stop || order(&self.key) != Ordering::Less {
                 return Ok(true);
@@ -354,6 +376,7 @@ impl<'b> Cursor<'b> {
         self.key.truncate(shared);
         self.key.extend_from_slice(&self.block[..prefix]);
         self.key.extend_from_slice(bytes);
+        super::count_decoded();
         let value_at = self.entries_end - rest.len() + unshared;
         if let Some(values) = self.values {
             // The value lies apart: from the offset a restart interval's

@@ -33,7 +33,7 @@ pub use block::{Block, BlockIter, Entry, KEY_EXPANSION, MAX_SNAPPY_EXPANSION};
 pub use checksum::ChecksumType;
 pub(crate) use checksum::{checked_block, read_block};
 pub(crate) use codecs::uncompress;
-pub(crate) use cursor::{for_each_internal_key, for_each_user_key, Cursor, Layout};
+pub(crate) use cursor::{for_each_internal_key, for_each_user_key, Checkpoints, Cursor, Layout};
 pub use entry::{EntryKind, KeyEntry, TableStep};
 pub(crate) use footer::{find_meta, MAGICS};
 pub use footer::{Footer, LEVELDB_FOOTER_LEN, MAX_FOOTER_LEN, ROCKSDB_FOOTER_LEN};
@@ -168,4 +168,22 @@ fn varint(input: &[u8], max_len: usize) -> Option<(u64, &[u8])> {
         }
     }
     None
+}
+
+thread_local! {
+    /// Entries this thread's cursors have decoded.
+    static DECODED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts one entry decoded by a block cursor.
+pub(crate) fn count_decoded() {
+    DECODED.with(|n| n.set(n.get().wrapping_add(1)));
+}
+
+/// How many block entries the lookups and walks of the calling thread have
+/// decoded so far (RocksDB's, Pebble's row blocks' and LevelDB's cursors):
+/// a measure of a lookup's work that does not depend on the machine, which
+/// `tests/it/lookup_work.rs` bounds per key.
+pub fn entries_decoded() -> u64 {
+    DECODED.with(std::cell::Cell::get)
 }

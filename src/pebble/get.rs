@@ -138,6 +138,15 @@ impl Table<'_> {
                 other => other,
             };
         let mut cursor = self.row_cursor(block, INDEX).map_err(corrupt)?;
+        if checked {
+            // The top level is kept: its checkpoints are made once.
+            let user = crate::format::user_key;
+            let cmp = |a: &[u8], b: &[u8]| comparer.compare(user(a), user(b));
+            let checkpoints = self
+                .index_checkpoints
+                .get_or_init(|| cursor.checkpoints(cmp));
+            cursor = cursor.with_checkpoints(checkpoints);
+        }
         if !cursor.seek(order).map_err(corrupt)? {
             return Ok(None);
         }

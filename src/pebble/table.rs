@@ -10,8 +10,9 @@ use super::colblk::KeySchema;
 use super::comparer::Comparer;
 use super::props::Props;
 use super::tombstones::Tombstones;
-use crate::format::{checked_block, minlz_block, read_block, uncompress, Cursor, Layout, Source};
+use crate::format::{checked_block, minlz_block, read_block, uncompress};
 use crate::format::{BlockHandle, BlockKind, Corruption, Field, Footer};
+use crate::format::{Checkpoints, Cursor, Layout, Source};
 use crate::format::{PEBBLE_MAGIC, ROCKSDB_MAGIC, TABLE_MAGIC};
 use crate::Error;
 
@@ -71,6 +72,8 @@ pub struct Table<'a> {
     /// filter that does not read rules nothing out.
     pub(super) filter: Option<(BlockHandle, Result<&'a [u8], Error>)>,
     pub(super) index: Cow<'a, [u8]>,
+    /// A row top-level index's checkpoints, made by the first lookup.
+    pub(super) index_checkpoints: OnceLock<Checkpoints>,
     /// What the properties say, read once: the comparer, whether
     /// the index has two levels, the columnar key schema (or the name of
     /// one this crate does not read).
@@ -110,6 +113,7 @@ impl<'a> Table<'a> {
             props: Props::default(),
             filter: None,
             index: Cow::Borrowed(&[]),
+            index_checkpoints: OnceLock::new(),
             comparer: None,
             two_level: false,
             schema: Err(String::new()),

@@ -33,8 +33,9 @@ impl<'a> Table<'a> {
             } else {
                 after(&mut partition_end, handle, &corrupt)?;
                 let partition = self.index_partition(handle)?;
-                compressions.insert(partition.1);
-                let (mut entries, corrupt) = self.index_cursor(&partition.0, handle.offset)?;
+                compressions.insert(partition.stored.1);
+                let (mut entries, corrupt) =
+                    self.index_cursor(&partition.stored.0, handle.offset)?;
                 let mut more = entries.seek_to_first().map_err(&corrupt)?;
                 while more {
                     let handle = entries.handle().ok_or(corrupt(Corruption::NotAHandle))?;

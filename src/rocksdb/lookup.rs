@@ -2,7 +2,7 @@
 //! for the key and what the table's filter says of it.
 
 use super::check::Prefix;
-use super::partitions::{order_to_seek, SstFilter};
+use super::partitions::{index_key_cmp, order_to_seek, SstFilter};
 use super::table::Table;
 use crate::format::for_each_user_key;
 use crate::format::Corruption;
@@ -19,8 +19,13 @@ impl<'a> Table<'a> {
     pub fn data_block_for(&self, key: &[u8]) -> Result<Option<BlockHandle>, Error> {
         let (internal, known) = (self.index_keys_are_internal(), self.known_order()?);
         let order = |separator: &[u8]| order_to_seek(separator, key, internal, known);
+        let cmp = |a: &[u8], b: &[u8]| index_key_cmp(a, b, internal, known);
         let (top, _) = self.top_index()?;
-        let (mut cursor, corrupt) = self.index_cursor(top, self.footer.index.offset)?;
+        let (cursor, corrupt) = self.index_cursor(top, self.footer.index.offset)?;
+        let checkpoints = self
+            .index_checkpoints
+            .get_or_init(|| cursor.checkpoints(cmp));
+        let mut cursor = cursor.with_checkpoints(checkpoints);
         if !cursor.seek(order).map_err(&corrupt)? {
             return Ok(None);
         }
@@ -33,7 +38,9 @@ impl<'a> Table<'a> {
         loop {
             let partition = cursor.handle().ok_or(corrupt(Corruption::NotAHandle))?;
             let block = self.index_partition(partition)?;
-            let (mut entries, in_partition) = self.index_cursor(&block.0, partition.offset)?;
+            let (entries, in_partition) = self.index_cursor(&block.stored.0, partition.offset)?;
+            let checkpoints = block.checkpoints.get_or_init(|| entries.checkpoints(cmp));
+            let mut entries = entries.with_checkpoints(checkpoints);
             let found = match first {
                 true => entries.seek(order),
                 false => entries.seek_to_first(),

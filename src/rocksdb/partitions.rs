@@ -4,11 +4,12 @@
 use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 use super::FilterBits;
 use crate::format::{seek_tag, user_key_if, Corruption, Limit};
 use crate::format::{BlockHandle, BlockKind, KeyOrder};
-use crate::format::{Cursor, Layout};
+use crate::format::{Checkpoints, Cursor, Layout};
 use crate::Error;
 
 /// A RocksDB table's filter, as RocksDB finds it in the metaindex.
@@ -41,6 +42,9 @@ pub struct Partitions<'a> {
     pub(super) entries: usize,
     /// Each distinct partition the entries name, read and checked once.
     pub(super) filters: BTreeMap<BlockHandle, Result<FilterBits<'a>, Error>>,
+    /// The index's checkpoints, made by the first seek (boxed: the filter's
+    /// enum stays small).
+    pub(super) checkpoints: OnceLock<Box<Checkpoints>>,
 }
 
 impl<'a> Partitions<'a> {
@@ -98,6 +102,7 @@ impl<'a> Partitions<'a> {
             common_prefix,
             entries,
             filters,
+            checkpoints: OnceLock::new(),
         })
     }
 
@@ -177,8 +182,12 @@ impl<'a> Partitions<'a> {
     /// A cursor on the entry `GetFilterPartitionHandle` takes for `key`:
     /// the first not below it, else the last; `None` where there is none.
     pub(super) fn seek(&self, key: &[u8]) -> Option<Cursor<'_>> {
-        let mut cursor = self.cursor();
         let (internal, order) = (self.internal_keys, self.order?);
+        let cursor = self.cursor();
+        let checkpoints = self.checkpoints.get_or_init(|| {
+            Box::new(cursor.checkpoints(|a, b| index_key_cmp(a, b, internal, order)))
+        });
+        let mut cursor = cursor.with_checkpoints(checkpoints);
         let found = match cursor.seek(|sep| order_to_seek(sep, key, internal, order)) {
             Ok(true) => true,
             Ok(false) | Err(_) => cursor.seek_to_last().unwrap_or(false),
@@ -305,4 +314,34 @@ pub(super) fn order_to_seek(
             Ok(tag) => seek_tag.cmp(&u64::from_le_bytes(tag)),
             Err(_) => Ordering::Equal,
         })
+}
+
+/// Two index entries' keys in the order [`order_to_seek`] compares one
+/// against a seek key (user keys without timestamps, then the timestamp
+/// newest first as that seek tells it, then the tag descending, a key too
+/// short for a tag as at the seek's own): every seek's order is monotone
+/// in it, so a block's checkpoints can be searched by it.
+pub(super) fn index_key_cmp(a: &[u8], b: &[u8], internal: bool, order: KeyOrder) -> Ordering {
+    fn parts(separator: &[u8], internal: bool, order: KeyOrder) -> (&[u8], bool, u64) {
+        let (ukey, tag) = match internal {
+            true => match separator.len().checked_sub(8) {
+                Some(split) => separator.split_at(split),
+                None => (separator, &[][..]),
+            },
+            false => (separator, &[][..]),
+        };
+        let stripped = order.strip(ukey);
+        let newest = ukey[stripped.len()..].iter().all(|&b| b == 0xff);
+        let tag = match tag.try_into() {
+            Ok(tag) => u64::from_le_bytes(tag),
+            Err(_) => seek_tag(0x16),
+        };
+        (stripped, !newest, tag)
+    }
+    let (ka, fa, ta) = parts(a, internal, order);
+    let (kb, fb, tb) = parts(b, internal, order);
+    order
+        .compare_without_timestamp(ka, kb)
+        .then(fa.cmp(&fb))
+        .then(tb.cmp(&ta))
 }

@@ -11,7 +11,7 @@ use super::partitions::{Partitions, SstFilter};
 use super::props::Props;
 use super::{FilterBits, Footer};
 use crate::format::{checked_block, find_meta, read_block, uncompress};
-use crate::format::{uncompressed_limit, Cursor, Layout, Source};
+use crate::format::{uncompressed_limit, Checkpoints, Cursor, Layout, Source};
 use crate::format::{varint64, BlockHandle, BlockKind, Compression, KeyOrder};
 use crate::format::{Corruption, Field};
 use crate::Error;
@@ -45,6 +45,8 @@ pub struct Table<'a> {
     /// The (top-level) index block, uncompressed, and how it was stored,
     /// read once, when first needed.
     pub(super) index: OnceLock<Result<Stored<'a>, Error>>,
+    /// The index block's checkpoints, made by the first lookup.
+    pub(super) index_checkpoints: OnceLock<Checkpoints>,
     /// A two-level index's partitions, each read once however many lookups
     /// need it; emptied when they would hold more than a block may
     /// uncompress to. Behind a lock, so that threads share the table.
@@ -63,6 +65,7 @@ impl Clone for Table<'_> {
             filter_name: self.filter_name.clone(),
             filter: self.filter.clone(),
             index: self.index.clone(),
+            index_checkpoints: self.index_checkpoints.clone(),
             partitions: Mutex::new(self.partition_cache().clone()),
         }
     }
@@ -71,11 +74,19 @@ impl Clone for Table<'_> {
 /// A block's contents, uncompressed, and how it was stored.
 pub(super) type Stored<'a> = (Cow<'a, [u8]>, Compression);
 
+/// An index partition as kept: its block, and its checkpoints, made by
+/// the first lookup that seeks it.
+#[derive(Debug)]
+pub(super) struct Partition<'a> {
+    pub(super) stored: Stored<'a>,
+    pub(super) checkpoints: OnceLock<Checkpoints>,
+}
+
 /// Index partitions read by lookups and walks, by handle, and the bytes
 /// they hold; shared, so that no borrow of the cache outlives a lookup.
 #[derive(Clone, Debug, Default)]
 pub(super) struct PartitionCache<'a> {
-    pub(super) blocks: HashMap<BlockHandle, Arc<Stored<'a>>>,
+    pub(super) blocks: HashMap<BlockHandle, Arc<Partition<'a>>>,
     pub(super) bytes: usize,
 }
 
@@ -124,6 +135,7 @@ impl<'a> Table<'a> {
             filter_name: None,
             filter: Ok(None),
             index: OnceLock::new(),
+            index_checkpoints: OnceLock::new(),
             partitions: Mutex::default(),
         };
         // `PrefetchIndexAndFilterBlocks`: for each prefix, the first entry
@@ -453,19 +465,23 @@ impl<'a> Table<'a> {
 
     /// The index partition at `handle` and how it was stored, read (and
     /// kept) on its first use.
-    pub(super) fn index_partition(&self, handle: BlockHandle) -> Result<Arc<Stored<'a>>, Error> {
+    pub(super) fn index_partition(&self, handle: BlockHandle) -> Result<Arc<Partition<'a>>, Error> {
         if let Some(block) = self.partition_cache().blocks.get(&handle) {
             return Ok(Arc::clone(block));
         }
         // Read without the lock: another thread may read it too, and the
         // later insert wins; both hold the same bytes.
-        let block = Arc::new(self.block(BlockKind::Index, handle)?);
+        let block = Arc::new(Partition {
+            stored: self.block(BlockKind::Index, handle)?,
+            checkpoints: OnceLock::new(),
+        });
         let mut cache = self.partition_cache();
         if let Some(read) = cache.blocks.get(&handle) {
             // Another thread read it meanwhile: one copy is kept.
             return Ok(Arc::clone(read));
         }
-        let cost = block.0.len().max(64);
+        // Twice the block: its checkpoints hold at most its size again.
+        let cost = block.stored.0.len().saturating_mul(2).max(64);
         if cache.bytes.saturating_add(cost) > uncompressed_limit(self.file.len()) {
             *cache = PartitionCache::default();
         }
@@ -491,7 +507,7 @@ impl<'a> Table<'a> {
         let index = match self.index.get() {
             Some(Ok((Cow::Owned(index), _))) => index.len(),
             _ => 0,
-        };
+        } + self.index_checkpoints.get().map_or(0, Checkpoints::bytes);
         (index + self.partition_cache().bytes) as u64
     }
 }

@@ -4,6 +4,7 @@
 //! expand through shared prefixes, policy names. Each one is a table LevelDB
 //! would open; what it says is what a reader must not trust.
 
+pub mod intervals;
 pub mod rocksdb;
 
 use crate::reference::filter_block;

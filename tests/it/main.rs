@@ -11,6 +11,7 @@ mod db;
 mod deployed;
 mod golden;
 mod leveldb_tests;
+mod lookup_work;
 mod pebble;
 mod properties;
 mod rocksdb;

@@ -6,7 +6,9 @@
 //! (GOLDEN_DIR: testdata/rocksdb, or a set gen-rocksdb made from another seed.)
 //! `craft-rocksdb --bombs OUT_DIR` writes instead the tables whose index
 //! blocks name one block many times (`tests/it/bounds.rs` holds them to the
-//! memory bound), to measure a reader on them.
+//! memory bound), to measure a reader on them; `craft-rocksdb --intervals
+//! OUT_DIR`, the tables whose index blocks are one long restart interval
+//! (`testkit/src/crafted/intervals.rs`, RocksDB's and a LevelDB one).
 //!
 //! For each case NAME: `NAME.sst`, and `NAME.keys`: a first line `options`
 //! (with ` prefix=11` where RocksDB reads it with an 11-byte fixed prefix
@@ -14,6 +16,7 @@
 //! table it is made from. `oracle/rocksdb-7.8/answer-rocksdb.cc` adds RocksDB's
 //! answers.
 
+use leveldb_filter_testkit::crafted::intervals as long;
 use leveldb_filter_testkit::crafted::rocksdb as crafted;
 
 use std::path::PathBuf;
@@ -21,11 +24,20 @@ use std::path::PathBuf;
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1).peekable();
     let bombs = args.next_if(|a| a == "--bombs").is_some();
-    let usage = "usage: craft-rocksdb [--bombs] OUT_DIR [GOLDEN_DIR]";
+    let intervals = !bombs && args.next_if(|a| a == "--intervals").is_some();
+    let usage = "usage: craft-rocksdb [--bombs|--intervals] OUT_DIR [GOLDEN_DIR]";
     let out = PathBuf::from(args.next().ok_or(usage)?);
-    if bombs {
+    if bombs || intervals {
         std::fs::create_dir_all(&out)?;
-        for (name, bytes) in crafted::bombs() {
+        let tables = match bombs {
+            true => crafted::bombs(),
+            false => {
+                let mut tables = long::rocksdb();
+                tables.push(("leveldb-index-one-interval", long::leveldb(400_000)));
+                tables
+            }
+        };
+        for (name, bytes) in tables {
             std::fs::write(out.join(format!("{name}.sst")), bytes)?;
         }
         return Ok(());
