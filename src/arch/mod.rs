@@ -394,6 +394,52 @@ impl Kernel {
         }
     }
 
+    /// RocksDB's `MayMatch` of `key` against a FastLocalBloom bit array of
+    /// whole blocks (`rocksdb::local`) and `probes` probes a key: the
+    /// kernel's, or `None` where the portable code answers.
+    #[inline]
+    pub(crate) fn fast_local_single(self, data: &[u8], probes: u32, key: &[u8]) -> Option<bool> {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2(cpu) => Some(x86_64::local_bloom::single_on(cpu, data, probes, key)),
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512(cpu) => Some(x86_64::local_bloom::single_on(
+                cpu.into(),
+                data,
+                probes,
+                key,
+            )),
+            _ => {
+                let _ = (data, probes, key);
+                None
+            }
+        }
+    }
+
+    /// RocksDB's batch `MayMatch` of `keys` against a FastLocalBloom bit
+    /// array of `probes` probes a key, into `out`; `false` (nothing
+    /// written) where the portable code answers.
+    pub(crate) fn fast_local_batch(
+        self,
+        data: &[u8],
+        probes: u32,
+        keys: &[&[u8]],
+        out: &mut [bool],
+    ) -> bool {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2(cpu) => x86_64::local_bloom::batch_on(cpu, data, probes, keys, out),
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512(cpu) => {
+                x86_64::local_bloom::batch_on(cpu.into(), data, probes, keys, out)
+            }
+            _ => {
+                let _ = (data, probes, keys, out);
+                false
+            }
+        }
+    }
+
     /// LevelDB's `Hash` of each key, as this kernel computes it (by its
     /// groups and its paths for keys of one length and of several).
     #[cfg(test)]

@@ -5,11 +5,12 @@
 
 use super::builders::legacy_hash;
 use super::local::{
-    batch, fast_local_add, fast_local_line, fast_local_test, legacy_add, legacy_line_at,
-    legacy_test,
+    batch, fast_local_add, fast_local_line, fast_local_may_match, fast_local_test, legacy_add,
+    legacy_line_at, legacy_may_match, legacy_test,
 };
 use super::ribbon::RibbonReader;
 use super::xxph3::hash64;
+use crate::arch::Kernel;
 
 /// The implementation a full filter (or a partition of one) is read with,
 /// from its 5-byte metadata trailer.
@@ -140,6 +141,7 @@ impl<'a> FilterBits<'a> {
 
     /// Whether `key` may be in the set the filter was made of, as RocksDB's
     /// `MayMatch`.
+    #[inline]
     pub fn may_match(&self, key: &[u8]) -> bool {
         match *self {
             FilterBits::Empty | FilterBits::AlwaysTrue { .. } => true,
@@ -149,13 +151,9 @@ impl<'a> FilterBits<'a> {
                 probes,
                 lines,
                 log2_line_bytes,
-            } => legacy_test(data, lines, log2_line_bytes, probes, legacy_hash(key)),
-            FilterBits::FastLocalBloom { data, probes } => {
-                fast_local_test(data, probes, hash64(key))
-            }
-            FilterBits::Ribbon { data, seed, blocks } => {
-                RibbonReader::new(data, seed, blocks).may_match(hash64(key))
-            }
+            } => legacy_may_match(data, lines, log2_line_bytes, probes, key),
+            FilterBits::FastLocalBloom { data, probes } => fast_local_may_match(data, probes, key),
+            FilterBits::Ribbon { data, seed, blocks } => ribbon_may_match(data, seed, blocks, key),
         }
     }
 
@@ -180,6 +178,8 @@ impl<'a> FilterBits<'a> {
                 |h| legacy_line_at(lines, log2_line_bytes, h),
                 |h| legacy_test(data, lines, log2_line_bytes, probes, h),
             ),
+            FilterBits::FastLocalBloom { data, probes }
+                if Kernel::detect().fast_local_batch(data, probes, keys, out) => {}
             FilterBits::FastLocalBloom { data, probes } => batch(
                 data,
                 keys,
@@ -291,4 +291,9 @@ impl FilterBits<'_> {
             _ => None,
         }
     }
+}
+
+/// `Standard128RibbonBitsReader::MayMatch` of one key.
+fn ribbon_may_match(data: &[u8], seed: u8, blocks: u32, key: &[u8]) -> bool {
+    RibbonReader::new(data, seed, blocks).may_match(hash64(key))
 }

@@ -12,7 +12,9 @@
 //! mispredictions cost more than the probes saved), and a batch hashes
 //! every key and asks for its line before testing any.
 
-use crate::arch::prefetch;
+use super::builders::legacy_hash;
+use super::xxph3::hash64;
+use crate::arch::{prefetch, Kernel};
 
 /// Bytes in a FastLocalBloom block (and a LegacyBloom line as RocksDB
 /// writes them).
@@ -25,7 +27,7 @@ const WINDOW: usize = 16;
 /// FastLocalBloom's probe multipliers: the `i`-th probe's hash is the high
 /// half times `0x9e3779b9^i`. RocksDB multiplies on, a chain of dependent
 /// multiplies; with the powers each probe is one multiply of its own.
-const POWERS: [u32; 32] = {
+pub(crate) const FAST_POWERS: [u32; 32] = {
     let mut powers = [1u32; 32];
     let mut i = 1;
     while i < 32 {
@@ -53,7 +55,7 @@ fn fast_line(data: &[u8], h: u64) -> Option<&[u8; LINE]> {
 #[inline(always)]
 fn fast_positions(probes: usize, h: u64) -> impl Iterator<Item = usize> {
     let high = (h >> 32) as u32;
-    POWERS[..probes.min(POWERS.len())]
+    FAST_POWERS[..probes.min(FAST_POWERS.len())]
         .iter()
         .map(move |&m| (high.wrapping_mul(m) >> 23) as usize)
 }
@@ -93,6 +95,15 @@ pub(crate) fn fast_local_test(data: &[u8], probes: u32, h: u64) -> bool {
         clear |= !line[bit / 8] >> (bit % 8) & 1;
     }
     clear == 0
+}
+
+/// RocksDB's `MayMatch` of `key` against a FastLocalBloom bit array: the
+/// kernel's, one call that hashes and tests, else the portable code's.
+pub(crate) fn fast_local_may_match(data: &[u8], probes: u32, key: &[u8]) -> bool {
+    match Kernel::detect().fast_local_single(data, probes, key) {
+        Some(answer) => answer,
+        None => fast_local_test(data, probes, hash64(key)),
+    }
 }
 
 /// The byte offset of the line a LegacyBloom hash probes, and the mask of
@@ -165,6 +176,17 @@ pub(crate) fn legacy_test(
     };
     legacy_positions(probes, mask, h)
         .all(|bit| line.get(bit / 8).is_some_and(|b| b >> (bit % 8) & 1 != 0))
+}
+
+/// RocksDB's `MayMatch` of `key` against a LegacyBloom bit array.
+pub(crate) fn legacy_may_match(
+    data: &[u8],
+    lines: u32,
+    log2_line_bytes: u32,
+    probes: u32,
+    key: &[u8],
+) -> bool {
+    legacy_test(data, lines, log2_line_bytes, probes, legacy_hash(key))
 }
 
 /// Answers `keys` into `out` a window at a time: every key of the window

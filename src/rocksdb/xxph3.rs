@@ -32,27 +32,32 @@ const SECRET: [u8; 192] = [
 /// Bytes in a stripe of the long-input loop.
 const STRIPE: usize = 64;
 
+#[inline(always)]
 fn read32(bytes: &[u8], at: usize) -> u64 {
     u64::from(u32::from_le_bytes(
         bytes[at..at + 4].try_into().expect("4 bytes"),
     ))
 }
 
+#[inline(always)]
 fn read64(bytes: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"))
 }
 
+#[inline(always)]
 fn fold(a: u64, b: u64) -> u64 {
     let product = u128::from(a) * u128::from(b);
     (product as u64) ^ (product >> 64) as u64
 }
 
+#[inline(always)]
 fn avalanche(mut h: u64) -> u64 {
     h ^= h >> 37;
     h = h.wrapping_mul(PRIME64_3);
     h ^ (h >> 32)
 }
 
+#[inline(always)]
 fn mix16(input: &[u8], at: usize, secret: usize) -> u64 {
     fold(
         read64(input, at) ^ read64(&SECRET, secret),
@@ -67,7 +72,7 @@ fn mix16(input: &[u8], at: usize, secret: usize) -> u64 {
 /// // RocksDB's util/hash_test.cc, Hash64SmallValueSchema: the empty input.
 /// assert_eq!(leveldb_filter::rocksdb::hash64(b""), 0x5342c3010fe1dd04);
 /// ```
-#[inline]
+#[inline(always)]
 pub fn hash64(input: &[u8]) -> u64 {
     let len = input.len();
     let len64 = len as u64;
@@ -95,6 +100,17 @@ pub fn hash64(input: &[u8]) -> u64 {
                     .wrapping_add(fold(lo, hi)),
             )
         }
+        _ => longer(input),
+    }
+}
+
+/// [`hash64`] of inputs past 16 bytes: out of line, so that the short
+/// keys' path stays small where it is inlined (a lookup's few registers).
+#[inline(never)]
+fn longer(input: &[u8]) -> u64 {
+    let len = input.len();
+    let len64 = len as u64;
+    match len {
         17..=128 => {
             let mut acc = len64.wrapping_mul(PRIME64_1);
             let pairs: &[(usize, usize)] = match len {

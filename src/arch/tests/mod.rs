@@ -6,10 +6,12 @@
 //!
 //! A file for each kind of work: probe positions and the reduction
 //! ([`positions`]), hashes ([`hashes`]), filters and batches
-//! ([`filters`]), single lookups ([`single`]).
+//! ([`filters`]), single lookups ([`single`]), RocksDB's FastLocalBloom
+//! probes ([`local_bloom`]).
 
 mod filters;
 mod hashes;
+mod local_bloom;
 mod positions;
 mod single;
 

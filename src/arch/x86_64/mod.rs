@@ -5,6 +5,7 @@
 
 mod avx2;
 mod avx512;
+pub(super) mod local_bloom;
 
 pub(crate) use avx2::Avx2;
 pub(crate) use avx512::Avx512;

@@ -1,0 +1,134 @@
+//! RocksDB's FastLocalBloom probes of one 64-byte block
+//! ([`rocksdb::local`](crate::rocksdb::local)) on AVX2, as RocksDB's own
+//! AVX2 reader tests them: eight probes' positions by one multiply of the
+//! hash's high half by the multiplier's powers, each probe's 32-bit word
+//! of the block by a permute of either half, and every bit tested at once.
+//! AVX-512 CPUs run it too (they have AVX2).
+
+use std::arch::x86_64::*;
+
+use super::Avx2;
+use crate::rocksdb::hash64;
+use crate::rocksdb::local::{batch, fast_local_line, FAST_POWERS, LINE};
+
+/// Whether every one of `probes` probes of a key whose hash's high half is
+/// `high` is set in `line`.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn test(line: &[u8; LINE], high: u32, probes: u32) -> bool {
+    // SAFETY: the two loads read the 64 bytes of `line`; the rest are
+    // AVX2's operations on registers, which the caller's CPU has.
+    #[allow(unused_unsafe)]
+    unsafe {
+        let halves = line.as_ptr().cast::<__m256i>();
+        let (low, high_half) = (
+            _mm256_loadu_si256(halves),
+            _mm256_loadu_si256(halves.add(1)),
+        );
+        let powers = _mm256_loadu_si256(FAST_POWERS.as_ptr().cast::<__m256i>());
+        let lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        let mut hashes = _mm256_set1_epi32(high as i32);
+        let mut left = probes.min(FAST_POWERS.len() as u32) as i32;
+        let mut all = true;
+        loop {
+            // A probe's position is its hash's top 9 bits: the top 4 the
+            // 32-bit word, the next 5 the bit in it.
+            let products = _mm256_mullo_epi32(hashes, powers);
+            let positions = _mm256_srli_epi32::<23>(products);
+            let words = _mm256_srli_epi32::<28>(products);
+            // A word of the low half or the high by bit 3 of its index, the
+            // product's sign bit, which the blend reads.
+            let word = _mm256_castps_si256(_mm256_blendv_ps(
+                _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(low, words)),
+                _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(high_half, words)),
+                _mm256_castsi256_ps(products),
+            ));
+            let bits = _mm256_sllv_epi32(
+                _mm256_set1_epi32(1),
+                _mm256_and_si256(positions, _mm256_set1_epi32(31)),
+            );
+            let wanted = _mm256_and_si256(bits, _mm256_cmpgt_epi32(_mm256_set1_epi32(left), lanes));
+            // Carry: no wanted bit is clear in the words.
+            all &= _mm256_testc_si256(word, wanted) != 0;
+            left -= 8;
+            if left <= 0 {
+                return all;
+            }
+            // The next eight probes: the hash times the multiplier's
+            // eighth power, eight times as far along.
+            hashes = _mm256_mullo_epi32(hashes, _mm256_set1_epi32(FAST_POWERS[8] as i32));
+        }
+    }
+}
+
+/// Whether every probe of a key hashed to `h` is set in a FastLocalBloom
+/// bit array of whole blocks.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn test_hash(data: &[u8], probes: u32, h: u64) -> bool {
+    let at = fast_local_line(data, h);
+    match data
+        .get(at..at + LINE)
+        .and_then(|l| <&[u8; LINE]>::try_from(l).ok())
+    {
+        // SAFETY: the caller's CPU has AVX2.
+        Some(line) => unsafe { test(line, (h >> 32) as u32, probes) },
+        None => true,
+    }
+}
+
+/// RocksDB's `MayMatch` of a key, hashed and tested in one function.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[target_feature(enable = "avx2")]
+unsafe fn single(data: &[u8], probes: u32, key: &[u8]) -> bool {
+    // SAFETY: the caller's CPU has AVX2.
+    unsafe { test_hash(data, probes, hash64(key)) }
+}
+
+/// RocksDB's batch `MayMatch` of a FastLocalBloom bit array of whole
+/// blocks, with [`test`] inlined.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[target_feature(enable = "avx2")]
+unsafe fn batch_test(data: &[u8], probes: u32, keys: &[&[u8]], out: &mut [bool]) {
+    batch(
+        data,
+        keys,
+        out,
+        hash64,
+        |h| fast_local_line(data, h),
+        |h| {
+            // SAFETY: the caller's CPU has AVX2.
+            unsafe { test_hash(data, probes, h) }
+        },
+    )
+}
+
+/// [`single`] on a CPU that `_cpu` proves has AVX2.
+#[inline]
+pub(crate) fn single_on(_cpu: Avx2, data: &[u8], probes: u32, key: &[u8]) -> bool {
+    // SAFETY: an `Avx2` is made only where the CPU has AVX2.
+    unsafe { single(data, probes, key) }
+}
+
+/// [`batch_test`] on a CPU that `_cpu` proves has AVX2; always answers.
+pub(crate) fn batch_on(
+    _cpu: Avx2,
+    data: &[u8],
+    probes: u32,
+    keys: &[&[u8]],
+    out: &mut [bool],
+) -> bool {
+    // SAFETY: an `Avx2` is made only where the CPU has AVX2.
+    unsafe { batch_test(data, probes, keys, out) };
+    true
+}
