@@ -5,7 +5,7 @@
 //! 0xbc9f1d34); probe j sets bit `(h + j * delta) % bits`, with `delta` the hash
 //! rotated right by 17 bits and all arithmetic on 32 bits.
 
-use crate::arch::{portable, Kernel, Modulus};
+use crate::arch::{portable, Kernel, Modulus, Work};
 use crate::hash::{hash, HashVariant, SEED};
 use crate::FilterPolicy;
 
@@ -279,7 +279,8 @@ impl<D: AsRef<[u8]>> BloomFilter<D> {
             Ok((array, k)) => (Ok(k), array.len()),
             Err(answer) => (Err(answer), 1),
         };
-        let kernel_single = probes.is_ok_and(|k| Kernel::detect().takes_single(len, k));
+        let kernel_single =
+            probes.is_ok_and(|k| Kernel::for_work(Work::Single).takes_single(len, k));
         BloomFilter {
             data,
             probes,
@@ -299,7 +300,7 @@ impl<D: AsRef<[u8]>> BloomFilter<D> {
             Ok(k) => {
                 let h = hash(key, SEED, self.variant);
                 match self.kernel_single {
-                    true => Kernel::detect().contains_hash(h, k, self.array()),
+                    true => Kernel::for_work(Work::Single).contains_hash(h, k, self.array()),
                     false => portable::contains_with(self.modulus, h, k, self.array()),
                 }
             }
@@ -322,7 +323,13 @@ impl<D: AsRef<[u8]>> BloomFilter<D> {
     pub fn may_match_batch(&self, keys: &[&[u8]], out: &mut [bool]) {
         assert_eq!(keys.len(), out.len(), "one answer per key");
         match self.probes {
-            Ok(k) => Kernel::detect().contains_batch(keys, self.variant, k, self.array(), out),
+            Ok(k) => Kernel::for_work(Work::Batch).contains_batch(
+                keys,
+                self.variant,
+                k,
+                self.array(),
+                out,
+            ),
             Err(answer) => out.fill(answer),
         }
     }
@@ -364,16 +371,16 @@ impl FilterPolicy for BloomFilterPolicy {
     }
 
     fn create_filter(&self, keys: &[&[u8]], dst: &mut Vec<u8>) {
-        self.create_with(Kernel::detect(), keys, dst);
+        self.create_with(Kernel::for_work(Work::Create(keys.len())), keys, dst);
     }
 
     #[inline]
     fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool {
-        self.single_with(Kernel::detect(), key, filter)
+        self.single_with(Kernel::for_work(Work::Single), key, filter)
     }
 
     fn key_may_match_batch(&self, keys: &[&[u8]], filter: &[u8], out: &mut [bool]) {
-        self.batch_with(Kernel::detect(), keys, filter, out);
+        self.batch_with(Kernel::for_work(Work::Batch), keys, filter, out);
     }
 
     fn as_bloom(&self) -> Option<&BloomFilterPolicy> {
@@ -420,7 +427,7 @@ impl BloomFilterPolicy {
         offsets: &[usize],
         array: &mut [u8],
     ) {
-        let kernel = Kernel::detect();
+        let kernel = Kernel::for_work(Work::Create(offsets.len()));
         let mut slices: [&[u8]; CHUNK] = [&[]; CHUNK];
         for (c, chunk) in offsets.chunks(CHUNK).enumerate() {
             for (i, (slice, &from)) in slices.iter_mut().zip(chunk).enumerate() {

@@ -16,7 +16,7 @@
 
 use byteorder::{ByteOrder, LittleEndian};
 
-use crate::arch::{Kernel, Modulus};
+use crate::arch::{Kernel, Modulus, Work};
 use crate::{BloomFilterPolicy, FilterBlockError, FilterPolicy, KeyHash};
 
 /// One filter per 2048 bytes of data-block offset.
@@ -76,7 +76,8 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
     pub fn new(policy: P) -> Self {
         let hashed = policy.as_bloom().map(|bloom| Hashed {
             policy: bloom.clone(),
-            kernel: Kernel::detect(),
+            // A block's filter holds a few dozen keys.
+            kernel: Kernel::for_work(Work::Create(0)),
             hashes: Vec::new(),
         });
         FilterBlockBuilder {

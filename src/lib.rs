@@ -172,7 +172,11 @@ pub use table::{AnyTable, TableFormat};
 /// (`portable`, `avx2`, `avx512` or `neon` to ask for one, taken only where
 /// the CPU has it), for logs and benchmarks. The variable also takes
 /// `scalar`, the portable kernel's old name, for older scripts.
-/// Every kernel gives the same bytes and answers. (The AVX2 kernel reads a
+/// This is the kernel of batches and of filters of many keys: on Intel's
+/// AVX-512 cores, single lookups and filters of few keys take AVX2's, where
+/// 512-bit vectors would slow the code around them (unless the variable
+/// asks for a kernel). RocksDB's FastLocalBloom filters take the same
+/// choice. Every kernel gives the same bytes and answers. (The AVX2 kernel reads a
 /// batch's probes by gathers where a timing at start-up finds them faster;
 /// `LEVELDB_FILTER_GATHER=yes` or `no` decides instead.)
 pub fn kernel() -> &'static str {

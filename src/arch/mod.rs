@@ -5,8 +5,8 @@
 //! | kernel | runs on | serves |
 //! |---|---|---|
 //! | [`portable`] | every CPU | all work the others leave; the reference; the default on aarch64 |
-//! | `x86_64::avx512` | AVX-512F, VL, POPCNT and AVX2 (default but on Intel) | filters, batches and single lookups |
-//! | `x86_64::avx2` | AVX2 (default without AVX-512, and on Intel) | filters and batches: of keys of one length, and of mixed lengths from [`FEW_TO_GROUP`] keys (batches by gathers where a timing at start-up finds them faster); the bits of a filter block's filters from their hashes (on AVX-512 CPUs too) |
+//! | `x86_64::avx512` | AVX-512F, VL, POPCNT and AVX2 (default; on Intel's cores, for batches and filters of many keys) | filters, batches and single lookups |
+//! | `x86_64::avx2` | AVX2 (default without AVX-512; on Intel's AVX-512 cores, for single lookups and filters of few keys) | filters and batches: of keys of one length, and of mixed lengths from [`FEW_TO_GROUP`] keys (batches by gathers where a timing at start-up finds them faster); the bits of a filter block's filters from their hashes (on AVX-512 CPUs too) |
 //! | `aarch64::neon` | NEON (aarch64), only with `LEVELDB_FILTER_KERNEL=neon` | as AVX2, batches without gathers |
 //!
 //! The vector kernels run one algorithm, [`simd`]'s, written over a lane
@@ -17,7 +17,8 @@
 //! cascade, single lookups and prefetching; AVX2's gathers and their
 //! timing).
 //!
-//! Why Intel's cores take AVX2 even with AVX-512: see [`Kernel::detect`]
+//! Why Intel's cores take AVX2 for some work even with AVX-512: see
+//! [`Kernel::for_work`]
 //! (512-bit vectors slow the engine code around them there). Why NEON is
 //! not the default on aarch64: it has not been measured on aarch64
 //! hardware yet (only tested, under QEMU).
@@ -225,36 +226,60 @@ pub(crate) trait Vector: Copy {
     fn positions(self, hashes: &[u32], bits: u64) -> Vec<[u32; 30]>;
 }
 
-static KERNEL: OnceLock<Kernel> = OnceLock::new();
+static KERNEL: OnceLock<(Kernel, bool)> = OnceLock::new();
 
 impl Kernel {
     /// The kernel for this CPU, unless the environment variable
     /// `LEVELDB_FILTER_KERNEL` asks for `portable`, `avx2`, `avx512` or
     /// `neon` (to measure or rule out the vector code; a kernel is taken
     /// only where the CPU has it). Decided once per process. (`scalar`,
-    /// the portable kernel's old name, still asks for it.)
-    ///
-    /// AVX-512 is the default on AMD's cores and others, AVX2 on Intel's,
-    /// AVX-512 or not: there 512-bit vectors slow the code around them.
-    /// Measured on an Intel Xeon (family 6, model 167): 34-key filters made
-    /// between stretches of plain integer code cost that code 11% more
-    /// time with the AVX-512 kernel and nothing with AVX2, so that the
-    /// whole ran 9% slower; rusty-leveldb writing and reading through this
-    /// crate ran 7% slower than with its own filter with AVX-512, as fast
-    /// with AVX2 (benches/record/). (Intel's 512-bit license lowers the
-    /// core's clock for some time after such code.)
+    /// the portable kernel's old name, still asks for it.) The kernel of
+    /// batches and of large filters; [`for_work`](Kernel::for_work) gives
+    /// each work's.
     ///
     /// On aarch64 the portable kernel is the default: NEON's is taken only
     /// when asked for, until it is measured faster on aarch64 hardware.
     #[inline]
     pub(crate) fn detect() -> Kernel {
-        *KERNEL.get_or_init(Kernel::decide)
+        KERNEL.get_or_init(Kernel::decide).0
     }
 
-    /// What `detect` returns.
+    /// The kernel for `work`: [`detect`](Kernel::detect)'s, but AVX2's on
+    /// Intel's AVX-512 cores for single lookups and for filters of fewer
+    /// than [`FEW_FOR_512_ON_INTEL`] keys, unless `LEVELDB_FILTER_KERNEL`
+    /// asked for a kernel. There 512-bit vectors slow the code around
+    /// them (Intel's 512-bit license lowers the core's clock for some time
+    /// after such code), which long work earns back and short work does
+    /// not. Measured on an Intel Xeon: on family 6 model 207, AVX-512
+    /// built 10,000-key filters at 4.72x LevelDB against AVX2's 3.95x and
+    /// answered batches at 6.29x against 4.48x, but single lookups at 1.19x
+    /// against 1.72x; on family 6 model 167, 34-key filters made between
+    /// stretches of plain integer code cost that code 11% more time with
+    /// AVX-512 and nothing with AVX2 (benches/record/).
+    #[inline]
+    pub(crate) fn for_work(work: Work) -> Kernel {
+        let (kernel, asked) = *KERNEL.get_or_init(Kernel::decide);
+        match kernel {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512(cpu) if narrowed(work, x86_64::intel(), asked) => {
+                Kernel::Avx2(cpu.into())
+            }
+            _ => {
+                let _ = (work, asked);
+                kernel
+            }
+        }
+    }
+
+    /// What `detect` returns, and whether the environment asked for it.
     #[cold]
-    fn decide() -> Kernel {
-        Kernel::asked_for(&std::env::var("LEVELDB_FILTER_KERNEL").unwrap_or_default())
+    fn decide() -> (Kernel, bool) {
+        let name = std::env::var("LEVELDB_FILTER_KERNEL").unwrap_or_default();
+        let asked = matches!(
+            name.as_str(),
+            "portable" | "scalar" | "avx2" | "avx512" | "neon"
+        );
+        (Kernel::asked_for(&name), asked)
     }
 
     /// The kernel for this CPU where `LEVELDB_FILTER_KERNEL` is `name`.
@@ -270,7 +295,6 @@ impl Kernel {
                 "portable" | "scalar" => None,
                 "avx2" => avx2(),
                 "avx512" => avx512(),
-                _ if x86_64::intel() => avx2().or_else(avx512),
                 _ => avx512().or_else(avx2),
             };
             chosen.unwrap_or(Kernel::Portable)
@@ -468,6 +492,35 @@ impl Kernel {
             }
         )
     }
+}
+
+/// The work a kernel is chosen for ([`Kernel::for_work`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Work {
+    /// Lookups one key at a time.
+    Single,
+    /// Lookups of many keys at once.
+    Batch,
+    /// A filter of this many keys.
+    Create(usize),
+}
+
+/// Keys below which a filter is made on AVX2 rather than AVX-512 on
+/// Intel's cores: the filters of a table's blocks (a few dozen keys
+/// each), made between the table builder's other work.
+pub(crate) const FEW_FOR_512_ON_INTEL: usize = 1024;
+
+/// Whether `work` leaves the AVX-512 kernel for AVX2's: on Intel's cores,
+/// unless the environment asked for a kernel, single lookups and filters of
+/// few keys.
+fn narrowed(work: Work, intel: bool, asked: bool) -> bool {
+    intel
+        && !asked
+        && match work {
+            Work::Single => true,
+            Work::Batch => false,
+            Work::Create(keys) => keys < FEW_FOR_512_ON_INTEL,
+        }
 }
 
 /// Whether a vector kernel takes a bit array of `bytes` bytes probed `k`

@@ -13,7 +13,7 @@ use std::ops::ControlFlow;
 
 use super::keys::{walk, FilterSink, KeyFormat, KeyStats};
 use super::Table;
-use crate::arch::Kernel;
+use crate::arch::{Kernel, Work};
 use crate::format::user_key;
 use crate::{BloomFilterPolicy, Error, FilterBlock, HashVariant};
 
@@ -326,7 +326,11 @@ impl FilterSink for RebuildPass<'_> {
             let filter = self.stored.filter(index).unwrap_or_default();
             self.array.clear();
             self.array.resize(filter.len().saturating_sub(1), 0);
-            Kernel::detect().insert_hashes(&self.hashes, self.policy.k(), &mut self.array);
+            Kernel::for_work(Work::Create(self.hashes.len())).insert_hashes(
+                &self.hashes,
+                self.policy.k(),
+                &mut self.array,
+            );
             self.hashes.clear();
             if filter.split_last().map(|(_, bits)| bits) != Some(&self.array[..]) {
                 return ControlFlow::Break(format!(

@@ -10,7 +10,7 @@ use super::local::{
 };
 use super::ribbon::RibbonReader;
 use super::xxph3::hash64;
-use crate::arch::Kernel;
+use crate::arch::{Kernel, Work};
 
 /// The implementation a full filter (or a partition of one) is read with,
 /// from its 5-byte metadata trailer.
@@ -179,7 +179,7 @@ impl<'a> FilterBits<'a> {
                 |h| legacy_test(data, lines, log2_line_bytes, probes, h),
             ),
             FilterBits::FastLocalBloom { data, probes }
-                if Kernel::detect().fast_local_batch(data, probes, keys, out) => {}
+                if Kernel::for_work(Work::Batch).fast_local_batch(data, probes, keys, out) => {}
             FilterBits::FastLocalBloom { data, probes } => batch(
                 data,
                 keys,

@@ -14,7 +14,7 @@
 
 use super::builders::legacy_hash;
 use super::xxph3::hash64;
-use crate::arch::{prefetch, Kernel};
+use crate::arch::{prefetch, Kernel, Work};
 
 /// Bytes in a FastLocalBloom block (and a LegacyBloom line as RocksDB
 /// writes them).
@@ -100,7 +100,7 @@ pub(crate) fn fast_local_test(data: &[u8], probes: u32, h: u64) -> bool {
 /// RocksDB's `MayMatch` of `key` against a FastLocalBloom bit array: the
 /// kernel's, one call that hashes and tests, else the portable code's.
 pub(crate) fn fast_local_may_match(data: &[u8], probes: u32, key: &[u8]) -> bool {
-    match Kernel::detect().fast_local_single(data, probes, key) {
+    match Kernel::for_work(Work::Single).fast_local_single(data, probes, key) {
         Some(answer) => answer,
         None => fast_local_test(data, probes, hash64(key)),
     }

@@ -54,6 +54,26 @@ fn the_portable_kernel_is_asked_for_by_either_name() {
     }
 }
 
+/// On Intel's cores, unless a kernel was asked for, AVX-512 leaves single
+/// lookups and filters of few keys to AVX2, and keeps batches and filters
+/// of many keys; elsewhere it keeps every work.
+#[test]
+fn intel_narrows_short_work_to_avx2() {
+    use super::{narrowed, Work, FEW_FOR_512_ON_INTEL};
+    let few = Work::Create(FEW_FOR_512_ON_INTEL - 1);
+    let many = Work::Create(FEW_FOR_512_ON_INTEL);
+    for (work, on_intel) in [
+        (Work::Single, true),
+        (few, true),
+        (Work::Batch, false),
+        (many, false),
+    ] {
+        assert_eq!(narrowed(work, true, false), on_intel, "{work:?}");
+        assert!(!narrowed(work, false, false), "{work:?} elsewhere");
+        assert!(!narrowed(work, true, true), "{work:?} asked for");
+    }
+}
+
 /// LevelDB's positions: `(h + j * delta) % bits`, h widened to 64 bits.
 fn naive(h: u32, bits: u64, k: usize) -> Vec<usize> {
     let delta = h.rotate_right(17);
