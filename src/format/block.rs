@@ -440,7 +440,7 @@ impl<'b> BlockIter<'b> {
 impl Walk for BlockIter<'_> {
     type State = IterState;
 
-    fn restarts(&self) -> usize {
+    fn restart_count(&self) -> usize {
         self.num_restarts
     }
 

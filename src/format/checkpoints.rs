@@ -26,7 +26,7 @@ pub(crate) trait Walk: Clone {
     /// The cursor's state on an entry, but its key and its key budget.
     type State: Clone + std::fmt::Debug;
     /// The block's restart points.
-    fn restarts(&self) -> usize;
+    fn restart_count(&self) -> usize;
     /// Restart point `i`'s offset.
     fn restart_offset(&self, i: usize) -> usize;
     /// Moves before restart point `i`'s entry, with no key, as a seek's scan
@@ -101,7 +101,7 @@ impl<S: Clone + std::fmt::Debug> Checkpoints<S> {
         let (budget, room) = (walk.budget(), walk.block_len());
         let mut work = room.saturating_mul(2);
         let mut max = Vec::new();
-        let restarts = walk.restarts();
+        let restarts = walk.restart_count();
         for restart in 0..restarts {
             walk.at_restart(restart);
             walk.set_budget(budget);

@@ -108,7 +108,10 @@ fn leveldb_lookups_in_a_long_restart_interval_decode_a_bounded_number_of_entries
     }
     let decoded = entries_decoded() - start;
     let bound = 400_000 + PER_BLOCK * KEYS;
-    assert!(decoded <= bound, "{decoded} entries decoded (bound {bound})");
+    assert!(
+        decoded <= bound,
+        "{decoded} entries decoded (bound {bound})"
+    );
     // The data block's 1,000 keys, read for keys the index sends there.
     for n in [0, 999, 1_000, 399_999] {
         let start = entries_decoded();
@@ -123,7 +126,7 @@ fn leveldb_lookups_in_a_long_restart_interval_decode_a_bounded_number_of_entries
         let mut plain = table.index_block().entries();
         plain.seek(&target, <[u8]>::cmp);
         let found = probe(&table, None, KeyFormat::User, &target).unwrap();
-        let offset = plain.valid().then(|| data);
+        let offset = plain.valid().then_some(data);
         match found {
             Probe::Block { offset: at, .. } => assert_eq!(Some(at), offset, "key {n}"),
             Probe::PastLastKey => assert_eq!(None, offset, "key {n}"),

@@ -23,7 +23,7 @@ pub(crate) struct State {
 impl Walk for Cursor<'_> {
     type State = State;
 
-    fn restarts(&self) -> usize {
+    fn restart_count(&self) -> usize {
         self.restarts
     }
 
