@@ -14,6 +14,7 @@ use std::cmp::Ordering;
 
 use byteorder::{ByteOrder, LittleEndian};
 
+use super::checkpoints::{Checkpoints, Walk};
 use super::Error;
 use super::{varint32, BlockHandle, BlockKind, Compression, Source, BLOCK_TRAILER_LEN};
 use super::{Corruption, Limit};
@@ -183,6 +184,21 @@ pub struct BlockIter<'b> {
     budget: usize,
     error: Option<Corruption>,
     started: bool,
+    /// Where a seek may resume a long restart interval's scan.
+    checkpoints: Option<&'b BlockCheckpoints>,
+}
+
+/// A LevelDB block's checkpoints (`format/checkpoints.rs`), made by
+/// [`BlockIter::checkpoints`].
+pub(crate) type BlockCheckpoints = Checkpoints<IterState>;
+
+/// A [`BlockIter`]'s state on an entry, but its key and budget.
+#[derive(Clone, Debug)]
+pub(crate) struct IterState {
+    current: usize,
+    next: usize,
+    restart_index: usize,
+    value: (usize, usize),
 }
 
 impl<'b> BlockIter<'b> {
@@ -209,6 +225,7 @@ impl<'b> BlockIter<'b> {
             budget: usize::try_from(budget).unwrap_or(usize::MAX),
             error: None,
             started: false,
+            checkpoints: None,
         };
         let len = block.len();
         if len < 4 {
@@ -316,12 +333,42 @@ impl<'b> BlockIter<'b> {
         }
         if !(left == self.restart_index && current == Ordering::Less) {
             self.seek_to_restart_point(left);
+            // Every entry the checkpoint passes over is below the target:
+            // the scan would have gone on past it.
+            if let Some(checkpoints) = self.checkpoints {
+                let before = self.budget;
+                checkpoints.resume(self, left, before, &|key| compare(key, target));
+            }
         }
         while self.parse_next_key() {
             if compare(&self.key, target) != Ordering::Less {
                 return;
             }
         }
+    }
+
+    /// The checkpoints of this cursor's block, from a cursor that has not
+    /// moved, for seeks under `compare` (see
+    /// [`Checkpoints::new`]): each interval walked from its restart point
+    /// to the next one's. LevelDB's scan runs on past the next restart
+    /// point, but a seek's scan reaches it only where that point's key is
+    /// not below the target (the binary search found so) or where the
+    /// restart array misleads it; either way what it finds is unchanged.
+    pub(crate) fn checkpoints(
+        &self,
+        compare: impl Fn(&[u8], &[u8]) -> Ordering,
+    ) -> BlockCheckpoints {
+        let mut walk = self.clone();
+        walk.checkpoints = None;
+        Checkpoints::new(&walk, compare)
+    }
+
+    /// This cursor, its seeks resuming long restart intervals from
+    /// `checkpoints`, made by [`BlockIter::checkpoints`] from a cursor of the
+    /// same block, for seeks under the same order.
+    pub(crate) fn with_checkpoints(mut self, checkpoints: &'b BlockCheckpoints) -> Self {
+        self.checkpoints = Some(checkpoints);
+        self
     }
 
     fn restart_point(&self, index: usize) -> usize {
@@ -387,6 +434,69 @@ impl<'b> BlockIter<'b> {
             self.restart_index += 1;
         }
         true
+    }
+}
+
+impl Walk for BlockIter<'_> {
+    type State = IterState;
+
+    fn restart_count(&self) -> usize {
+        self.num_restarts
+    }
+
+    fn restart_offset(&self, i: usize) -> usize {
+        self.restart_point(i)
+    }
+
+    fn at_restart(&mut self, i: usize) {
+        self.seek_to_restart_point(i);
+    }
+
+    fn step(&mut self) -> bool {
+        self.parse_next_key()
+    }
+
+    fn current(&self) -> usize {
+        self.current
+    }
+
+    fn is_last(&self) -> bool {
+        self.next >= self.restarts
+    }
+
+    fn key(&self) -> &[u8] {
+        &self.key
+    }
+
+    fn budget(&self) -> usize {
+        self.budget
+    }
+
+    fn set_budget(&mut self, budget: usize) {
+        self.budget = budget;
+    }
+
+    fn block_len(&self) -> usize {
+        self.data.len()
+    }
+
+    fn state(&self) -> IterState {
+        IterState {
+            current: self.current,
+            next: self.next,
+            restart_index: self.restart_index,
+            value: self.value,
+        }
+    }
+
+    fn restore(&mut self, state: &IterState, key: &[u8], budget: usize) {
+        self.current = state.current;
+        self.next = state.next;
+        self.restart_index = state.restart_index;
+        self.value = state.value;
+        self.budget = budget;
+        self.key.clear();
+        self.key.extend_from_slice(key);
     }
 }
 

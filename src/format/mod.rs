@@ -12,6 +12,7 @@
 use std::fmt;
 
 mod block;
+mod checkpoints;
 mod checksum;
 mod codecs;
 mod cursor;
@@ -28,7 +29,9 @@ pub use error::{Corruption, Error, Field, FooterProblem, Limit};
 // RocksDB's compressed blocks alone (the `codecs` feature) need `too_large` here.
 #[cfg(feature = "codecs")]
 pub(crate) use block::too_large;
-pub(crate) use block::{kept_block, snappy, stored_block, uncompressed_limit, unmask};
+pub(crate) use block::{
+    kept_block, snappy, stored_block, uncompressed_limit, unmask, BlockCheckpoints,
+};
 pub use block::{Block, BlockIter, Entry, KEY_EXPANSION, MAX_SNAPPY_EXPANSION};
 pub use checksum::ChecksumType;
 pub(crate) use checksum::{checked_block, read_block};

@@ -118,11 +118,18 @@ fn index_seek(
     key: &[u8],
 ) -> Result<Option<BlockHandle>, Error> {
     let lookup = lookup_key(key_format, key);
-    let mut index = table.index_block().entries();
-    match key_format {
-        KeyFormat::User => index.seek(&lookup, <[u8]>::cmp),
-        KeyFormat::Internal => index.seek(&lookup, compare_internal),
-    }
+    let index = match key_format {
+        KeyFormat::User => {
+            let mut index = table.index_seeker(false, <[u8]>::cmp);
+            index.seek(&lookup, <[u8]>::cmp);
+            index
+        }
+        KeyFormat::Internal => {
+            let mut index = table.index_seeker(true, compare_internal);
+            index.seek(&lookup, compare_internal);
+            index
+        }
+    };
     let corrupt = |what| Error::CorruptBlock {
         block: BlockKind::Index,
         offset: table.index_handle().offset,

@@ -30,12 +30,14 @@
 //! Bounds, whatever the bytes: those of [`format`](mod@crate::format).
 
 use std::borrow::Cow;
+use std::cmp::Ordering;
+use std::sync::OnceLock;
 
 use byteorder::{ByteOrder, LittleEndian};
 
 use crate::format::{
-    kept_block, snappy, stored_block, unmask, Block, BlockHandle, BlockKind, Compression,
-    Corruption, Footer, Source, BLOCK_TRAILER_LEN,
+    kept_block, snappy, stored_block, unmask, Block, BlockCheckpoints, BlockHandle, BlockIter,
+    BlockKind, Compression, Corruption, Footer, Source, BLOCK_TRAILER_LEN,
 };
 use crate::Error;
 
@@ -59,7 +61,8 @@ pub struct BlockEntry {
 /// Nothing here panics, whatever the bytes. The index is held uncompressed
 /// and searched as LevelDB searches it; [`data_blocks`](Self::data_blocks)
 /// yields one block at a time. Every problem is an [`Error`] saying where.
-/// A table is `Send + Sync`: it holds no cache, and any thread may read it.
+/// A table is `Send + Sync`: it holds no cache but its index's checkpoints
+/// (made once, by the first lookup), and any thread may read it.
 ///
 /// ```no_run
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -89,6 +92,9 @@ pub struct Table<'a> {
     index: Block<'a>,
     filter: Option<TableFilter<'a>>,
     verify_checksums: bool,
+    /// The index block's checkpoints, made by the first lookup: for
+    /// lookups of user keys (bytewise) and of internal keys.
+    index_checkpoints: [OnceLock<BlockCheckpoints>; 2],
 }
 
 /// How [`Table::open`] treats the blocks a lookup does not need.
@@ -161,6 +167,7 @@ impl<'a> Table<'a> {
             },
             filter: None,
             verify_checksums,
+            index_checkpoints: Default::default(),
         };
         table.index = table.read_block(BlockKind::Index, index_handle)?;
         table.filter = match how {
@@ -244,7 +251,26 @@ impl<'a> Table<'a> {
             Cow::Owned(contents) => contents.len() as u64,
             Cow::Borrowed(_) => 0,
         };
-        owned(&self.index) + self.filter.as_ref().map_or(0, |f| owned(&f.block))
+        let checkpoints = self.index_checkpoints.iter();
+        let checkpoints = checkpoints.filter_map(OnceLock::get);
+        owned(&self.index)
+            + self.filter.as_ref().map_or(0, |f| owned(&f.block))
+            + checkpoints.map(|c| c.bytes() as u64).sum::<u64>()
+    }
+
+    /// A cursor over the index block whose seeks under `compare` (bytewise
+    /// where `!internal`, else LevelDB's internal key order) resume long
+    /// restart intervals from checkpoints, made by the first such seek:
+    /// what it finds is what [`Block::entries`]' seek finds.
+    pub(crate) fn index_seeker(
+        &self,
+        internal: bool,
+        compare: impl Fn(&[u8], &[u8]) -> Ordering,
+    ) -> BlockIter<'_> {
+        let entries = self.index.entries();
+        let checkpoints = self.index_checkpoints[usize::from(internal)]
+            .get_or_init(|| entries.checkpoints(compare));
+        entries.with_checkpoints(checkpoints)
     }
 
     /// The index block, uncompressed: one entry per data block, in

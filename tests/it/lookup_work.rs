@@ -81,3 +81,58 @@ fn the_first_lookup_walks_the_long_interval_once() {
         assert!(decoded <= PER_BLOCK, "key {i}: {decoded}");
     }
 }
+
+/// LevelDB's index seek scans from its restart point on past the next
+/// one: against an index of one restart interval of 400,000 entries
+/// (sharing prefixes, as LevelDB writes them), each lookup decodes a few
+/// entries beyond the index's one walk, and answers as the sorted index
+/// does and as the seek without checkpoints does.
+#[test]
+fn leveldb_lookups_in_a_long_restart_interval_decode_a_bounded_number_of_entries() {
+    use leveldb_filter::leveldb::{entry_type, probe, KeyFormat, Probe, Table};
+    let bytes = intervals::leveldb(400_000);
+    let table = Table::open(&bytes[..]).unwrap();
+    let data = table.index_entries().next().unwrap().unwrap().handle.offset;
+    let start = entries_decoded();
+    for i in 0..KEYS {
+        let n = i * 7919 % 450_000;
+        let found = probe(&table, None, KeyFormat::User, &intervals::user_key(n)).unwrap();
+        let expected = match n < 400_000 {
+            true => Probe::Block {
+                offset: data,
+                may_match: true,
+            },
+            false => Probe::PastLastKey,
+        };
+        assert_eq!(found, expected, "key {n}");
+    }
+    let decoded = entries_decoded() - start;
+    let bound = 400_000 + PER_BLOCK * KEYS;
+    assert!(
+        decoded <= bound,
+        "{decoded} entries decoded (bound {bound})"
+    );
+    // The data block's 1,000 keys, read for keys the index sends there.
+    for n in [0, 999, 1_000, 399_999] {
+        let start = entries_decoded();
+        let entry = entry_type(&table, KeyFormat::User, &intervals::user_key(n)).unwrap();
+        assert_eq!(entry, (n < 1_000).then_some(1), "key {n}");
+        assert!(entries_decoded() - start <= PER_BLOCK + 1_000, "key {n}");
+    }
+    // What the seek without checkpoints finds, for a few keys (it scans
+    // the interval for each).
+    for n in [0, 123_456, 399_999, 400_000] {
+        let target = intervals::user_key(n);
+        let mut plain = table.index_block().entries();
+        plain.seek(&target, <[u8]>::cmp);
+        let found = probe(&table, None, KeyFormat::User, &target).unwrap();
+        let offset = plain.valid().then_some(data);
+        match found {
+            Probe::Block { offset: at, .. } => assert_eq!(Some(at), offset, "key {n}"),
+            Probe::PastLastKey => assert_eq!(None, offset, "key {n}"),
+        }
+        if plain.valid() {
+            assert_eq!(plain.key(), &target[..], "key {n}");
+        }
+    }
+}
