@@ -226,7 +226,7 @@ pub(crate) trait Vector: Copy {
     fn positions(self, hashes: &[u32], bits: u64) -> Vec<[u32; 30]>;
 }
 
-static KERNEL: OnceLock<(Kernel, bool)> = OnceLock::new();
+static KERNELS: OnceLock<Kernels> = OnceLock::new();
 
 impl Kernel {
     /// The kernel for this CPU, unless the environment variable
@@ -241,7 +241,7 @@ impl Kernel {
     /// when asked for, until it is measured faster on aarch64 hardware.
     #[inline]
     pub(crate) fn detect() -> Kernel {
-        KERNEL.get_or_init(Kernel::decide).0
+        KERNELS.get_or_init(Kernels::decide).default
     }
 
     /// The kernel for `work`: [`detect`](Kernel::detect)'s, but AVX2's on
@@ -255,33 +255,58 @@ impl Kernel {
     /// answered batches at 6.29x against 4.48x, but single lookups at 1.19x
     /// against 1.72x; on family 6 model 167, 34-key filters made between
     /// stretches of plain integer code cost that code 11% more time with
-    /// AVX-512 and nothing with AVX2 (benches/record/).
+    /// AVX-512 and nothing with AVX2 (benches/record/). Decided once per
+    /// process, for every work.
     #[inline]
     pub(crate) fn for_work(work: Work) -> Kernel {
-        let (kernel, asked) = *KERNEL.get_or_init(Kernel::decide);
-        match kernel {
+        let kernels = KERNELS.get_or_init(Kernels::decide);
+        match work {
+            Work::Single => kernels.single,
+            Work::Create(keys) if keys < FEW_FOR_512_ON_INTEL => kernels.few,
+            Work::Batch | Work::Create(_) => kernels.default,
+        }
+    }
+}
+
+/// The kernel of each work, decided once per process.
+#[derive(Clone, Copy, Debug)]
+struct Kernels {
+    /// Batches and filters of many keys.
+    default: Kernel,
+    /// Single lookups.
+    single: Kernel,
+    /// Filters of few keys.
+    few: Kernel,
+}
+
+impl Kernels {
+    #[cold]
+    fn decide() -> Kernels {
+        let name = std::env::var("LEVELDB_FILTER_KERNEL").unwrap_or_default();
+        let asked = matches!(
+            name.as_str(),
+            "portable" | "scalar" | "avx2" | "avx512" | "neon"
+        );
+        let default = Kernel::asked_for(&name);
+        let narrow = |work: Work| match default {
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx512(cpu) if narrowed(work, x86_64::intel(), asked) => {
                 Kernel::Avx2(cpu.into())
             }
             _ => {
                 let _ = (work, asked);
-                kernel
+                default
             }
+        };
+        Kernels {
+            default,
+            single: narrow(Work::Single),
+            few: narrow(Work::Create(0)),
         }
     }
+}
 
-    /// What `detect` returns, and whether the environment asked for it.
-    #[cold]
-    fn decide() -> (Kernel, bool) {
-        let name = std::env::var("LEVELDB_FILTER_KERNEL").unwrap_or_default();
-        let asked = matches!(
-            name.as_str(),
-            "portable" | "scalar" | "avx2" | "avx512" | "neon"
-        );
-        (Kernel::asked_for(&name), asked)
-    }
-
+impl Kernel {
     /// The kernel for this CPU where `LEVELDB_FILTER_KERNEL` is `name`.
     fn asked_for(name: &str) -> Kernel {
         #[cfg(target_arch = "x86_64")]

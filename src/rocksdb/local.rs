@@ -99,11 +99,19 @@ pub(crate) fn fast_local_test(data: &[u8], probes: u32, h: u64) -> bool {
 
 /// RocksDB's `MayMatch` of `key` against a FastLocalBloom bit array: the
 /// kernel's, one call that hashes and tests, else the portable code's.
+#[inline]
 pub(crate) fn fast_local_may_match(data: &[u8], probes: u32, key: &[u8]) -> bool {
     match Kernel::for_work(Work::Single).fast_local_single(data, probes, key) {
         Some(answer) => answer,
-        None => fast_local_test(data, probes, hash64(key)),
+        None => fast_local_portable(data, probes, key),
     }
+}
+
+/// The portable code's `MayMatch`: out of line, so that the kernel's call
+/// above saves no registers for it.
+#[inline(never)]
+fn fast_local_portable(data: &[u8], probes: u32, key: &[u8]) -> bool {
+    fast_local_test(data, probes, hash64(key))
 }
 
 /// The byte offset of the line a LegacyBloom hash probes, and the mask of
