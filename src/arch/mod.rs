@@ -465,6 +465,21 @@ impl Kernel {
         }
     }
 
+    /// `work`, compiled with the population count instruction where the
+    /// kernel proves the CPU has it (x86-64's AVX2 and AVX-512 kernels),
+    /// else as it is: for Ribbon's parities. The closure and what it
+    /// inlines take the instruction.
+    #[inline]
+    pub(crate) fn with_popcnt<R>(self, work: impl FnOnce() -> R) -> R {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2(cpu) => x86_64::with_popcnt(cpu, work),
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512(cpu) => x86_64::with_popcnt(cpu.into(), work),
+            _ => work(),
+        }
+    }
+
     /// RocksDB's batch `MayMatch` of `keys` against a FastLocalBloom bit
     /// array of `probes` probes a key, into `out`; `false` (nothing
     /// written) where the portable code answers.

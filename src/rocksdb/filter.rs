@@ -190,14 +190,16 @@ impl<'a> FilterBits<'a> {
             ),
             FilterBits::Ribbon { data, seed, blocks } => {
                 let reader = RibbonReader::new(data, seed, blocks);
-                batch(
-                    data,
-                    keys,
-                    out,
-                    hash64,
-                    |h| reader.segment_at(h),
-                    |h| reader.may_match(h),
-                )
+                Kernel::for_work(Work::Batch).with_popcnt(|| {
+                    batch(
+                        data,
+                        keys,
+                        out,
+                        hash64,
+                        |h| reader.segment_at(h),
+                        |h| reader.may_match(h),
+                    )
+                })
             }
             _ => {
                 for (answer, key) in out.iter_mut().zip(keys) {
@@ -295,5 +297,6 @@ impl FilterBits<'_> {
 
 /// `Standard128RibbonBitsReader::MayMatch` of one key.
 fn ribbon_may_match(data: &[u8], seed: u8, blocks: u32, key: &[u8]) -> bool {
-    RibbonReader::new(data, seed, blocks).may_match(hash64(key))
+    Kernel::for_work(Work::Single)
+        .with_popcnt(|| RibbonReader::new(data, seed, blocks).may_match(hash64(key)))
 }

@@ -24,7 +24,7 @@ use super::builders::{
     distinct, fast_local_build, fast_local_len, fast_local_probes, millibits, sanitized,
 };
 use super::xxph3::hash64;
-use crate::arch::prefetch;
+use crate::arch::{prefetch, Kernel, Work};
 
 /// Slots per block, the width of a coefficient row.
 const COEFF_BITS: usize = 128;
@@ -347,7 +347,7 @@ pub(crate) fn solve(hashes: &[u64], slots: usize, len: usize) -> Option<Vec<u8>>
     })?;
     let mut filter = vec![0; len];
     let (solution, meta) = filter.split_at_mut(len - 5);
-    banding.back_substitute(solution);
+    Kernel::for_work(Work::Create(hashes.len())).with_popcnt(|| banding.back_substitute(solution));
     let blocks = (slots / COEFF_BITS) as u32;
     meta[0] = 0xfe;
     meta[1] = seed as u8;
@@ -451,6 +451,7 @@ impl Banding {
     /// `InterleavedBackSubst`: the solution, from the last slot to the
     /// first, written block by block into `out`, each block's columns as
     /// 16-byte segments (bit `k` of a segment: slot `k` of the block).
+    #[inline(always)]
     fn back_substitute(&self, out: &mut [u8]) {
         let blocks = self.coeffs.len() / COEFF_BITS;
         let (upper_cols, upper_start_block) = layout(blocks, out.len());
@@ -524,7 +525,7 @@ impl<'a> RibbonReader<'a> {
     /// Whether a key hashed (by XXPH3) to `h` may be in the filter; "may
     /// match" for a solution shorter than its layout (RocksDB would read
     /// past it).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn may_match(&self, h: u64) -> bool {
         if self.upper_cols == 0 {
             return true;

@@ -39,7 +39,8 @@ impl From<super::Avx512> for Avx2 {
 impl Avx2 {
     /// The kernel, where the CPU has AVX2.
     pub(crate) fn detect() -> Option<Avx2> {
-        if !std::is_x86_feature_detected!("avx2") {
+        // (POPCNT too, which every AVX2 CPU has: `with_popcnt` relies on it.)
+        if !std::is_x86_feature_detected!("avx2") || !std::is_x86_feature_detected!("popcnt") {
             return None;
         }
         static GATHER: OnceLock<bool> = OnceLock::new();

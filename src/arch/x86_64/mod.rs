@@ -40,3 +40,17 @@ pub(crate) fn prefetch<T>(slice: &[T], index: usize) {
         }
     }
 }
+
+/// Runs `work` compiled with POPCNT, which the baseline x86-64 lacks and
+/// every AVX2 CPU has: for code whose time goes to parities (Ribbon's), an
+/// instruction where the baseline takes several. `_cpu` proves the CPU has
+/// it ([`Avx2::detect`] asks for both).
+#[inline]
+pub(crate) fn with_popcnt<R>(_cpu: Avx2, work: impl FnOnce() -> R) -> R {
+    #[target_feature(enable = "popcnt")]
+    unsafe fn run<R>(work: impl FnOnce() -> R) -> R {
+        work()
+    }
+    // SAFETY: an `Avx2` is made only where the CPU has AVX2 and POPCNT.
+    unsafe { run(work) }
+}
