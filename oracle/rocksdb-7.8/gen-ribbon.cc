@@ -6,12 +6,6 @@
 //
 //   g++ -std=c++17 -O2 gen-ribbon.cc -lrocksdb -o gen-ribbon
 //   ./gen-ribbon SEED > ribbon.vec
-//   ./gen-ribbon --time KEYS BITS_PER_KEY ROUNDS
-//
-// `--time` times RocksDB's own builder and reader on KEYS keys of 16 random
-// bytes (the key set `rand:1:KEYS:16:16`), the best of ROUNDS: one line,
-// `build_ns_per_key=... query_ns_per_key=...` (queries: the keys, then as
-// many absent ones), for benches/ribbon.rs to print beside this crate's.
 //
 // Each line: `BITS_PER_KEY KEYS FILTER`. KEYS names a key set by rule, as
 // `+`-joined parts (the tests make the same keys from it):
@@ -138,47 +132,7 @@ static void emit(double bits_per_key, const std::vector<std::string>& keys, cons
   printf("%.17g %s %s\n", bits_per_key, name.c_str(), out.c_str());
 }
 
-static double now_ns() {
-  return std::chrono::duration<double, std::nano>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-static int time_rocksdb(uint32_t n, double bits_per_key, int rounds) {
-  std::vector<std::string> keys, absent;
-  std::string name;
-  rand_part(&keys, &name, 1, n, 16, 16);
-  rand_part(&absent, &name, 2, n, 16, 16);
-  std::shared_ptr<const FilterPolicy> policy(NewRibbonFilterPolicy(bits_per_key, -1));
-  BlockBasedTableOptions options;
-  options.filter_policy = policy;
-  double build = 1e300, query = 1e300;
-  size_t matched = 0;
-  for (int r = 0; r < rounds; r++) {
-    FilterBuildingContext context(options);
-    std::unique_ptr<FilterBitsBuilder> builder(policy->GetBuilderWithContext(context));
-    std::unique_ptr<const char[]> buf;
-    double t0 = now_ns();
-    for (const auto& key : keys) builder->AddKey(key);
-    Slice filter = builder->Finish(&buf);
-    double t1 = now_ns();
-    std::unique_ptr<FilterBitsReader> reader(policy->GetFilterBitsReader(filter));
-    double t2 = now_ns();
-    for (const auto& key : keys) matched += reader->MayMatch(key);
-    for (const auto& key : absent) matched += reader->MayMatch(key);
-    double t3 = now_ns();
-    build = std::min(build, (t1 - t0) / n);
-    query = std::min(query, (t3 - t2) / (2.0 * n));
-  }
-  printf("build_ns_per_key=%.2f query_ns_per_key=%.2f matched=%zu\n", build, query, matched);
-  return 0;
-}
-
 int main(int argc, char** argv) {
-  if (argc == 5 && std::string(argv[1]) == "--time") {
-    return time_rocksdb(static_cast<uint32_t>(strtoul(argv[2], nullptr, 10)), strtod(argv[3], nullptr),
-                        atoi(argv[4]));
-  }
   uint64_t seed = argc > 1 ? strtoull(argv[1], nullptr, 10) : 1;
   printf("# RocksDB 7.8.3 NewRibbonFilterPolicy(bits_per_key, bloom_before_level -1), seed %llu\n",
          static_cast<unsigned long long>(seed));

@@ -14,7 +14,7 @@ use crate::rocksdb::local::fast_local_test;
 fn naive(data: &[u8], probes: u32, key: &[u8]) -> bool {
     let h = hash64(key);
     let blocks = (data.len() / 64) as u64;
-    let block = ((h & 0xffff_ffff) * blocks >> 32) as usize;
+    let block = (((h & 0xffff_ffff) * blocks) >> 32) as usize;
     let mut h2 = (h >> 32) as u32;
     (0..probes).all(|_| {
         let bit = block * 512 + (h2 >> 23) as usize;
