@@ -294,13 +294,7 @@ pub(super) fn order_to_seek(
     internal: bool,
     order: KeyOrder,
 ) -> Ordering {
-    let (ukey, tag) = match internal {
-        true => match separator.len().checked_sub(8) {
-            Some(split) => separator.split_at(split),
-            None => (separator, &[][..]),
-        },
-        false => (separator, &[][..]),
-    };
+    let (ukey, tag) = split_tag(separator, internal);
     let stripped = order.strip(ukey);
     let timestamp = &ukey[stripped.len()..];
     let seek_tag = seek_tag(0x16);
@@ -316,6 +310,15 @@ pub(super) fn order_to_seek(
         })
 }
 
+/// An index separator's user key and its 8-byte tag (none where the keys
+/// are user keys, or the separator is too short for one).
+fn split_tag(separator: &[u8], internal: bool) -> (&[u8], &[u8]) {
+    match separator.len().checked_sub(8) {
+        Some(split) if internal => separator.split_at(split),
+        _ => (separator, &[]),
+    }
+}
+
 /// Two index entries' keys in the order [`order_to_seek`] compares one
 /// against a seek key (user keys without timestamps, then the timestamp
 /// newest first as that seek tells it, then the tag descending, a key too
@@ -323,13 +326,7 @@ pub(super) fn order_to_seek(
 /// in it, so a block's checkpoints can be searched by it.
 pub(super) fn index_key_cmp(a: &[u8], b: &[u8], internal: bool, order: KeyOrder) -> Ordering {
     fn parts(separator: &[u8], internal: bool, order: KeyOrder) -> (&[u8], bool, u64) {
-        let (ukey, tag) = match internal {
-            true => match separator.len().checked_sub(8) {
-                Some(split) => separator.split_at(split),
-                None => (separator, &[][..]),
-            },
-            false => (separator, &[][..]),
-        };
+        let (ukey, tag) = split_tag(separator, internal);
         let stripped = order.strip(ukey);
         let newest = ukey[stripped.len()..].iter().all(|&b| b == 0xff);
         let tag = match tag.try_into() {
