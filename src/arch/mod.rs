@@ -552,7 +552,8 @@ pub(crate) const FEW_FOR_512_ON_INTEL: usize = 1024;
 
 /// Whether `work` leaves the AVX-512 kernel for AVX2's: on Intel's cores,
 /// unless the environment asked for a kernel, single lookups and filters of
-/// few keys.
+/// few keys. (Only x86-64 has such cores.)
+#[cfg(any(target_arch = "x86_64", test))]
 fn narrowed(work: Work, intel: bool, asked: bool) -> bool {
     intel
         && !asked
