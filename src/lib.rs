@@ -50,8 +50,7 @@
 //!
 //! [`FilterPolicy::key_may_match_batch`] answers many keys at once, with the
 //! same answers as one at a time. The Bloom policy hashes them 16 at a time
-//! with AVX-512 where the CPU has it (but on Intel's cores, where 512-bit
-//! vectors slow the code around them), else eight at a time with AVX2, and
+//! with AVX-512 where the CPU has it, else eight at a time with AVX2, and
 //! probes without branching on the bits (on AMD's AVX-512 cores, while most
 //! keys are absent, an absent key costs about two probes instead of k).
 //! The kernel is chosen at run time; the portable code is the reference the
