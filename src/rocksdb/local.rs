@@ -44,11 +44,17 @@ fn fast_block(blocks: u64, h: u64) -> usize {
     (((h & 0xffff_ffff) * blocks) >> 32) as usize * LINE
 }
 
+/// The 64-byte line of `data` at byte `at`, as an array (its probes'
+/// bounds checks go); `None` past the end.
+#[inline(always)]
+fn line_at(data: &[u8], at: usize) -> Option<&[u8; LINE]> {
+    data.get(at..at + LINE)?.try_into().ok()
+}
+
 /// The block of an array of whole blocks that a hash probes.
 #[inline(always)]
-fn fast_line(data: &[u8], h: u64) -> Option<&[u8; LINE]> {
-    let at = fast_block((data.len() / LINE) as u64, h);
-    data.get(at..at + LINE)?.try_into().ok()
+pub(crate) fn fast_line(data: &[u8], h: u64) -> Option<&[u8; LINE]> {
+    line_at(data, fast_block((data.len() / LINE) as u64, h))
 }
 
 /// Bit positions (0..512) in its block of a FastLocalBloom key's probes.
@@ -166,11 +172,7 @@ pub(crate) fn legacy_test(
 ) -> bool {
     let (at, mask) = legacy_line(lines, log2_line_bytes, h);
     if log2_line_bytes == 6 {
-        // The line as an array: its probes' bounds checks go.
-        let Some(line) = data
-            .get(at..at + LINE)
-            .and_then(|l| <&[u8; LINE]>::try_from(l).ok())
-        else {
+        let Some(line) = line_at(data, at) else {
             return true;
         };
         let mut clear = 0;

@@ -9,7 +9,7 @@ use std::arch::x86_64::*;
 
 use super::Avx2;
 use crate::rocksdb::hash64;
-use crate::rocksdb::local::{batch, fast_local_line, FAST_POWERS, LINE};
+use crate::rocksdb::local::{batch, fast_line, fast_local_line, FAST_POWERS, LINE};
 
 /// Whether every one of `probes` probes of a key whose hash's high half is
 /// `high` is set in `line`.
@@ -72,11 +72,7 @@ unsafe fn test(line: &[u8; LINE], high: u32, probes: u32) -> bool {
 #[target_feature(enable = "avx2")]
 #[inline]
 unsafe fn test_hash(data: &[u8], probes: u32, h: u64) -> bool {
-    let at = fast_local_line(data, h);
-    match data
-        .get(at..at + LINE)
-        .and_then(|l| <&[u8; LINE]>::try_from(l).ok())
-    {
+    match fast_line(data, h) {
         // SAFETY: the caller's CPU has AVX2.
         Some(line) => unsafe { test(line, (h >> 32) as u32, probes) },
         None => true,
