@@ -7,7 +7,7 @@
 //! interval); LevelDB's are written whole. Each answers lookups as a
 //! sorted table does: the keys `key{i:08}` are the separators.
 
-use super::rocksdb::{handle_bytes, zlib, Entry, Sst};
+use super::rocksdb::{full_entry, handle_bytes, zlib, Entry, Sst};
 use leveldb_filter::format::BlockHandle;
 
 /// A block of `entries` with one restart point, at its first: each entry
@@ -16,25 +16,11 @@ use leveldb_filter::format::BlockHandle;
 pub fn one_interval(entries: &[Entry], value_lengths: bool) -> Vec<u8> {
     let mut out = Vec::new();
     for (key, value) in entries {
-        varint(&mut out, 0);
-        varint(&mut out, key.len() as u64);
-        if value_lengths {
-            varint(&mut out, value.len() as u64);
-        }
-        out.extend_from_slice(key);
-        out.extend_from_slice(value);
+        full_entry(&mut out, key, value, value_lengths);
     }
     out.extend_from_slice(&0u32.to_le_bytes());
     out.extend_from_slice(&1u32.to_le_bytes());
     out
-}
-
-fn varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push(v as u8 | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
 }
 
 /// The user key `key{i:08}`, the keys' form in the golden tables.

@@ -7,15 +7,21 @@
 use leveldb_filter::format::BlockHandle;
 use leveldb_filter::rocksdb::{ChecksumType, Footer};
 
+use super::varint;
+
 /// A key and value of a block, in order.
 pub type Entry = (Vec<u8>, Vec<u8>);
 
-fn varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push(v as u8 | 0x80);
-        v >>= 7;
+/// Appends a block entry that shares nothing with the one before: its
+/// key's and (with `value_lengths`) its value's lengths, then both.
+pub(super) fn full_entry(out: &mut Vec<u8>, key: &[u8], value: &[u8], value_lengths: bool) {
+    varint(out, 0);
+    varint(out, key.len() as u64);
+    if value_lengths {
+        varint(out, value.len() as u64);
     }
-    out.push(v as u8);
+    out.extend_from_slice(key);
+    out.extend_from_slice(value);
 }
 
 fn read_varint(input: &mut &[u8]) -> u64 {
@@ -80,13 +86,7 @@ pub fn block_with_garbage(
             pending = None;
         }
         restarts.push(out.len() as u32);
-        varint(&mut out, 0);
-        varint(&mut out, key.len() as u64);
-        if value_lengths {
-            varint(&mut out, value.len() as u64);
-        }
-        out.extend_from_slice(key);
-        out.extend_from_slice(value);
+        full_entry(&mut out, key, value, value_lengths);
     }
     if let Some((_, bytes)) = pending {
         out.extend_from_slice(bytes);
