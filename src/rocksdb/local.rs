@@ -201,8 +201,9 @@ pub(crate) fn legacy_may_match(
 
 /// Answers `keys` into `out` a window at a time: every key of the window
 /// hashed and its line (the byte offset `line_of` gives) asked for, then
-/// each tested.
-#[inline]
+/// each tested. Always inlined: a kernel's `test` is compiled for its
+/// features only where this is too, and is a call per key otherwise.
+#[inline(always)]
 pub(crate) fn batch<H: Copy + Default>(
     data: &[u8],
     keys: &[&[u8]],

@@ -5,6 +5,7 @@
 //! of the block by a permute of either half, and every bit tested at once.
 //! AVX-512 CPUs run it too (they have AVX2).
 
+use std::arch::asm;
 use std::arch::x86_64::*;
 
 use super::Avx2;
@@ -30,38 +31,63 @@ unsafe fn test(line: &[u8; LINE], high: u32, probes: u32) -> bool {
         );
         let powers = _mm256_loadu_si256(FAST_POWERS.as_ptr().cast::<__m256i>());
         let lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-        let mut hashes = _mm256_set1_epi32(high as i32);
+        let mut hashes = _mm256_mullo_epi32(_mm256_set1_epi32(high as i32), powers);
         let mut left = probes.min(FAST_POWERS.len() as u32) as i32;
-        let mut all = true;
         loop {
             // A probe's position is its hash's top 9 bits: the top 4 the
             // 32-bit word, the next 5 the bit in it.
-            let products = _mm256_mullo_epi32(hashes, powers);
-            let positions = _mm256_srli_epi32::<23>(products);
-            let words = _mm256_srli_epi32::<28>(products);
+            let words = _mm256_srli_epi32::<28>(hashes);
             // A word of the low half or the high by bit 3 of its index, the
             // product's sign bit, which the blend reads.
             let word = _mm256_castps_si256(_mm256_blendv_ps(
                 _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(low, words)),
                 _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(high_half, words)),
-                _mm256_castsi256_ps(products),
+                _mm256_castsi256_ps(hashes),
             ));
-            let bits = _mm256_sllv_epi32(
-                _mm256_set1_epi32(1),
-                _mm256_and_si256(positions, _mm256_set1_epi32(31)),
-            );
-            let wanted = _mm256_and_si256(bits, _mm256_cmpgt_epi32(_mm256_set1_epi32(left), lanes));
-            // Carry: no wanted bit is clear in the words.
-            all &= _mm256_testc_si256(word, wanted) != 0;
-            left -= 8;
-            if left <= 0 {
+            // A probe's bit in its word, where the probe is one of the
+            // `left` still to test (lane minus `left` negative): the lane's
+            // sign bit shifted left to the bit.
+            let used = _mm256_srli_epi32::<31>(_mm256_sub_epi32(lanes, _mm256_set1_epi32(left)));
+            let wanted = _mm256_sllv_epi32(used, _mm256_srli_epi32::<27>(_mm256_slli_epi32::<4>(hashes)));
+            // The answer is returned from the test itself (a branch on the
+            // probe count, the same for every key of a filter): folded
+            // across passes, it would lengthen each key's chain of latencies.
+            let all = all_set(word, wanted);
+            if left <= 8 || !all {
                 return all;
             }
+            left -= 8;
             // The next eight probes: the hash times the multiplier's
             // eighth power, eight times as far along.
             hashes = _mm256_mullo_epi32(hashes, _mm256_set1_epi32(FAST_POWERS[8] as i32));
         }
     }
+}
+
+/// Whether every bit of `wanted` is set in `words`: `vptest`'s carry flag.
+/// Written out, because `_mm256_testc_si256` compiles to a fold of the
+/// vector's halves into a general register, a chain of five latencies
+/// where `vptest` has one, and a single lookup is that chain.
+///
+/// # Safety
+/// The CPU must have AVX (which AVX2 implies).
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn all_set(words: __m256i, wanted: __m256i) -> bool {
+    let carry: u8;
+    // SAFETY: `vptest` reads two registers and writes the flags, which
+    // `setc` reads; the caller's CPU has AVX.
+    unsafe {
+        asm!(
+            "vptest {words}, {wanted}",
+            "setc {carry}",
+            words = in(ymm_reg) words,
+            wanted = in(ymm_reg) wanted,
+            carry = out(reg_byte) carry,
+            options(pure, nomem, nostack),
+        );
+    }
+    carry != 0
 }
 
 /// Whether every probe of a key hashed to `h` is set in a FastLocalBloom
