@@ -48,7 +48,10 @@ unsafe fn test(line: &[u8; LINE], high: u32, probes: u32) -> bool {
             // `left` still to test (lane minus `left` negative): the lane's
             // sign bit shifted left to the bit.
             let used = _mm256_srli_epi32::<31>(_mm256_sub_epi32(lanes, _mm256_set1_epi32(left)));
-            let wanted = _mm256_sllv_epi32(used, _mm256_srli_epi32::<27>(_mm256_slli_epi32::<4>(hashes)));
+            let wanted = _mm256_sllv_epi32(
+                used,
+                _mm256_srli_epi32::<27>(_mm256_slli_epi32::<4>(hashes)),
+            );
             // The answer is returned from the test itself (a branch on the
             // probe count, the same for every key of a filter): folded
             // across passes, it would lengthen each key's chain of latencies.
