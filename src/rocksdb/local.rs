@@ -24,6 +24,10 @@ pub(crate) const LINE: usize = 64;
 /// in flight as a core keeps, about.
 const WINDOW: usize = 16;
 
+/// Bytes of a bit array below which a build asks for no line ahead: the
+/// array stays in a core's own caches, where a prefetch is only its cost.
+const CACHED: usize = 1 << 18;
+
 /// FastLocalBloom's probe multipliers: the `i`-th probe's hash is the high
 /// half times `0x9e3779b9^i`. RocksDB multiplies on, a chain of dependent
 /// multiplies; with the powers each probe is one multiply of its own.
@@ -92,6 +96,12 @@ pub(crate) fn fast_local_add(data: &mut [u8], probes: u32, h: u64) {
 /// the caches, the blocks are where a build's time goes).
 pub(crate) fn fast_local_add_all(data: &mut [u8], probes: u32, hashes: &[u64]) {
     let blocks = (data.len() / LINE) as u64;
+    if data.len() <= CACHED {
+        for &h in hashes {
+            fast_local_add(data, probes, h);
+        }
+        return;
+    }
     for (i, &h) in hashes.iter().enumerate() {
         if let Some(&ahead) = hashes.get(i + WINDOW) {
             prefetch(data, fast_block(blocks, ahead));
