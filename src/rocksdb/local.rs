@@ -81,13 +81,11 @@ pub(crate) fn fast_local_add(data: &mut [u8], probes: u32, h: u64) {
     // By little-endian 32-bit words (the position's top 4 bits the word,
     // the next 5 the bit), as RocksDB's AVX2 reader reads them: a shift
     // of a word takes its count as is, where a byte's needs it masked.
+    let (words, _) = line.as_chunks_mut::<4>();
     for &m in &FAST_POWERS[..(probes as usize).min(FAST_POWERS.len())] {
         let product = high.wrapping_mul(m);
-        let at = (product >> 28) as usize * 4;
-        if let Some(word) = line.get_mut(at..at + 4) {
-            let set = u32::from_le_bytes([word[0], word[1], word[2], word[3]])
-                | 1 << (product >> 23 & 31);
-            word.copy_from_slice(&set.to_le_bytes());
+        if let Some(word) = words.get_mut((product >> 28) as usize) {
+            *word = (u32::from_le_bytes(*word) | 1 << (product >> 23 & 31)).to_le_bytes();
         }
     }
 }
