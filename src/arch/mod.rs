@@ -58,6 +58,7 @@
 mod aarch64;
 mod lengths;
 pub(crate) mod portable;
+pub(crate) mod resolved;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod simd;
 #[cfg(test)]
@@ -443,25 +444,14 @@ impl Kernel {
         }
     }
 
-    /// RocksDB's `MayMatch` of `key` against a FastLocalBloom bit array of
-    /// whole blocks (`rocksdb::local`) and `probes` probes a key: the
-    /// kernel's, or `None` where the portable code answers.
-    #[inline]
-    pub(crate) fn fast_local_single(self, data: &[u8], probes: u32, key: &[u8]) -> Option<bool> {
+    /// The kernel's RocksDB `MayMatch` of a key against a FastLocalBloom bit
+    /// array of whole blocks (`rocksdb::local`), `None` where the portable
+    /// code answers: it may be called only where this kernel's CPU is.
+    pub(crate) fn fast_local_single_fn(self) -> Option<resolved::FastLocalSingle> {
         match self {
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2(cpu) => Some(x86_64::local_bloom::single_on(cpu, data, probes, key)),
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512(cpu) => Some(x86_64::local_bloom::single_on(
-                cpu.into(),
-                data,
-                probes,
-                key,
-            )),
-            _ => {
-                let _ = (data, probes, key);
-                None
-            }
+            Kernel::Avx2(_) | Kernel::Avx512(_) => Some(x86_64::local_bloom::single),
+            _ => None,
         }
     }
 

@@ -14,7 +14,7 @@
 
 use super::builders::legacy_hash;
 use super::xxph3::hash64;
-use crate::arch::{prefetch, Kernel, Work};
+use crate::arch::{prefetch, resolved};
 
 /// Bytes in a FastLocalBloom block (and a LegacyBloom line as RocksDB
 /// writes them).
@@ -123,19 +123,14 @@ pub(crate) fn fast_local_test(data: &[u8], probes: u32, h: u64) -> bool {
 }
 
 /// RocksDB's `MayMatch` of `key` against a FastLocalBloom bit array: the
-/// kernel's, one call that hashes and tests, else the portable code's.
+/// single lookups' kernel's ([`resolved`]), else the portable code's.
 #[inline]
 pub(crate) fn fast_local_may_match(data: &[u8], probes: u32, key: &[u8]) -> bool {
-    match Kernel::for_work(Work::Single).fast_local_single(data, probes, key) {
-        Some(answer) => answer,
-        None => fast_local_portable(data, probes, key),
-    }
+    resolved::fast_local(data, probes, key)
 }
 
-/// The portable code's `MayMatch`: out of line, so that the kernel's call
-/// above saves no registers for it.
-#[inline(never)]
-fn fast_local_portable(data: &[u8], probes: u32, key: &[u8]) -> bool {
+/// The portable code's `MayMatch`.
+pub(crate) fn fast_local_portable(data: &[u8], probes: u32, key: &[u8]) -> bool {
     fast_local_test(data, probes, hash64(key))
 }
 

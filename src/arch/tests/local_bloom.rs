@@ -5,7 +5,7 @@
 
 use super::seed::check;
 use super::{exercised, xorshift};
-use crate::arch::Kernel;
+use crate::arch::{resolved, Kernel};
 use crate::rocksdb::hash64;
 use crate::rocksdb::local::fast_local_test;
 
@@ -59,7 +59,8 @@ fn kernels_agree_on_fast_local_bloom() {
                 assert_eq!(portable, want, "portable: {blocks} blocks, {probes} probes");
                 for &kernel in &kernels {
                     for (key, &want) in keys.iter().zip(&want) {
-                        let got = kernel.fast_local_single(&data, probes, key).unwrap_or(want);
+                        let got =
+                            resolved::fast_local_on(kernel, &data, probes, key).unwrap_or(want);
                         assert_eq!(
                             got,
                             want,
@@ -96,7 +97,7 @@ fn kernels_agree_on_fast_local_bloom_of_any_bytes() {
         let want: Vec<bool> = keys.iter().map(|k| naive(&data, probes, k)).collect();
         Kernel::all().into_iter().all(|kernel| {
             let single = keys.iter().zip(&want).all(|(key, &want)| {
-                kernel.fast_local_single(&data, probes, key).unwrap_or(want) == want
+                resolved::fast_local_on(kernel, &data, probes, key).unwrap_or(want) == want
             });
             let mut out = vec![false; keys.len()];
             let batch = !kernel.fast_local_batch(&data, probes, &keys, &mut out) || out == want;

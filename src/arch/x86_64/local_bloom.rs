@@ -113,7 +113,7 @@ unsafe fn test_hash(data: &[u8], probes: u32, h: u64) -> bool {
 /// # Safety
 /// The CPU must have AVX2.
 #[target_feature(enable = "avx2")]
-unsafe fn single(data: &[u8], probes: u32, key: &[u8]) -> bool {
+pub(crate) unsafe fn single(data: &[u8], probes: u32, key: &[u8]) -> bool {
     // SAFETY: the caller's CPU has AVX2.
     unsafe { test_hash(data, probes, hash64(key)) }
 }
@@ -136,13 +136,6 @@ unsafe fn batch_test(data: &[u8], probes: u32, keys: &[&[u8]], out: &mut [bool])
             unsafe { test_hash(data, probes, h) }
         },
     )
-}
-
-/// [`single`] on a CPU that `_cpu` proves has AVX2.
-#[inline]
-pub(crate) fn single_on(_cpu: Avx2, data: &[u8], probes: u32, key: &[u8]) -> bool {
-    // SAFETY: an `Avx2` is made only where the CPU has AVX2.
-    unsafe { single(data, probes, key) }
 }
 
 /// [`batch_test`] on a CPU that `_cpu` proves has AVX2; always answers.
