@@ -455,6 +455,17 @@ impl Kernel {
         }
     }
 
+    /// The kernel's Standard128Ribbon lookup (`rocksdb::ribbon::single`
+    /// compiled with POPCNT), `None` where the portable code answers: it
+    /// may be called only where this kernel's CPU is.
+    pub(crate) fn ribbon_single_fn(self) -> Option<resolved::RibbonSingle> {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2(_) | Kernel::Avx512(_) => Some(x86_64::ribbon_single),
+            _ => None,
+        }
+    }
+
     /// `work`, compiled with the population count instruction where the
     /// kernel proves the CPU has it (x86-64's AVX2 and AVX-512 kernels),
     /// else as it is: for Ribbon's parities. The closure and what it

@@ -12,45 +12,72 @@ use std::sync::atomic::{AtomicPtr, Ordering};
 
 use super::{Kernel, Work};
 
-/// A FastLocalBloom lookup: (bit array of whole blocks, probes, key).
-pub(crate) type FastLocalSingle = unsafe fn(&[u8], u32, &[u8]) -> bool;
+/// A function of type `$ty` (an `unsafe fn`), `$name`, that calls the one
+/// `$choose` (a `fn(Kernel) -> Option<$ty>`) picks for the single lookups'
+/// kernel, else `$portable`: chosen on the first call, and kept in
+/// `$slot`.
+macro_rules! resolved {
+    (
+        $(#[$doc:meta])*
+        fn $name:ident($($arg:ident: $arg_ty:ty),*) -> bool;
+        type $ty:ident;
+        slot $slot:ident;
+        choose $choose:path;
+        portable $portable:path;
+    ) => {
+        $(#[$doc])*
+        pub(crate) type $ty = unsafe fn($($arg_ty),*) -> bool;
 
-/// The [`FastLocalSingle`] of [`fast_local`]: the resolver until its first
-/// call, then the function it chose.
-static FAST_LOCAL: AtomicPtr<()> = AtomicPtr::new(resolve_fast_local as *mut ());
+        /// The resolver until its first call, then the function it chose.
+        static $slot: AtomicPtr<()> = AtomicPtr::new({
+            /// Chooses the function, keeps it, and answers with it.
+            ///
+            /// # Safety
+            /// None: unsafe only to be of the slot's type.
+            unsafe fn resolve($($arg: $arg_ty),*) -> bool {
+                /// The portable code's, as the slot's type.
+                ///
+                /// # Safety
+                /// None: unsafe only to be of the slot's type.
+                unsafe fn portable($($arg: $arg_ty),*) -> bool {
+                    $portable($($arg),*)
+                }
+                let chosen: $ty = $choose(Kernel::for_work(Work::Single)).unwrap_or(portable);
+                $slot.store(chosen as *mut (), Ordering::Relaxed);
+                // SAFETY: `chosen` is the function of a kernel detected on
+                // this CPU, or the portable code's.
+                unsafe { chosen($($arg),*) }
+            }
+            resolve as *mut ()
+        });
 
-/// Chooses the single lookups' kernel's function (else `portable`), keeps
-/// it for later calls, and answers with it.
-///
-/// # Safety
-/// None: unsafe only to be a [`FastLocalSingle`].
-unsafe fn resolve_fast_local(data: &[u8], probes: u32, key: &[u8]) -> bool {
-    let chosen = Kernel::for_work(Work::Single)
-        .fast_local_single_fn()
-        .unwrap_or(fast_local_portable);
-    FAST_LOCAL.store(chosen as *mut (), Ordering::Relaxed);
-    // SAFETY: `chosen` is the function of a kernel detected on this CPU,
-    // or the portable code's.
-    unsafe { chosen(data, probes, key) }
+        #[inline]
+        pub(crate) fn $name($($arg: $arg_ty),*) -> bool {
+            let f = $slot.load(Ordering::Relaxed);
+            // SAFETY: the slot holds only functions of its type: the
+            // resolver, or one it chose, which this CPU runs (one stored
+            // by another thread was chosen on this same CPU).
+            unsafe { std::mem::transmute::<*mut (), $ty>(f)($($arg),*) }
+        }
+    };
 }
 
-/// The portable code's lookup, as a [`FastLocalSingle`].
-///
-/// # Safety
-/// None: unsafe only to be a [`FastLocalSingle`].
-unsafe fn fast_local_portable(data: &[u8], probes: u32, key: &[u8]) -> bool {
-    crate::rocksdb::local::fast_local_portable(data, probes, key)
+resolved! {
+    /// A FastLocalBloom lookup: (bit array of whole blocks, probes, key).
+    fn fast_local(data: &[u8], probes: u32, key: &[u8]) -> bool;
+    type FastLocalSingle;
+    slot FAST_LOCAL;
+    choose Kernel::fast_local_single_fn;
+    portable crate::rocksdb::local::fast_local_portable;
 }
 
-/// RocksDB's `MayMatch` of `key` against a FastLocalBloom bit array, by
-/// the single lookups' kernel.
-#[inline]
-pub(crate) fn fast_local(data: &[u8], probes: u32, key: &[u8]) -> bool {
-    let f = FAST_LOCAL.load(Ordering::Relaxed);
-    // SAFETY: `FAST_LOCAL` holds only `FastLocalSingle`s: the resolver,
-    // or a function it chose, which this CPU can run (a pointer stored by
-    // another thread is one it chose on this same CPU).
-    unsafe { std::mem::transmute::<*mut (), FastLocalSingle>(f)(data, probes, key) }
+resolved! {
+    /// A Standard128Ribbon lookup: (solution, ordinal seed, blocks, key).
+    fn ribbon(data: &[u8], seed: u8, blocks: u32, key: &[u8]) -> bool;
+    type RibbonSingle;
+    slot RIBBON;
+    choose Kernel::ribbon_single_fn;
+    portable crate::rocksdb::ribbon::single;
 }
 
 /// The lookup of `kernel`'s own function, `None` where the portable code

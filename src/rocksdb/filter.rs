@@ -10,7 +10,7 @@ use super::local::{
 };
 use super::ribbon::RibbonReader;
 use super::xxph3::hash64;
-use crate::arch::{Kernel, Work};
+use crate::arch::{resolved, Kernel, Work};
 
 /// The implementation a full filter (or a partition of one) is read with,
 /// from its 5-byte metadata trailer.
@@ -295,8 +295,8 @@ impl FilterBits<'_> {
     }
 }
 
-/// `Standard128RibbonBitsReader::MayMatch` of one key.
+/// `Standard128RibbonBitsReader::MayMatch` of one key, by the single
+/// lookups' kernel.
 fn ribbon_may_match(data: &[u8], seed: u8, blocks: u32, key: &[u8]) -> bool {
-    Kernel::for_work(Work::Single)
-        .with_popcnt(|| RibbonReader::new(data, seed, blocks).may_match(hash64(key)))
+    resolved::ribbon(data, seed, blocks, key)
 }

@@ -32,7 +32,7 @@ pub(crate) mod local;
 mod lookup;
 mod partitions;
 mod props;
-mod ribbon;
+pub(crate) mod ribbon;
 mod table;
 mod xxph3;
 

@@ -480,6 +480,13 @@ impl Banding {
     }
 }
 
+/// `Standard128RibbonBitsReader::MayMatch` of one key against a solution
+/// of `blocks` blocks by ordinal seed `seed`.
+#[inline(always)]
+pub(crate) fn single(data: &[u8], seed: u8, blocks: u32, key: &[u8]) -> bool {
+    RibbonReader::new(data, seed, blocks).may_match(hash64(key))
+}
+
 /// `Standard128RibbonBitsReader::MayMatch` over a solution: the key's
 /// 128-bit coefficient row against the solution's columns at its start;
 /// each column's parity must equal a bit of the key's expected result.

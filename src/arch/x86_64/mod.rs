@@ -41,6 +41,15 @@ pub(crate) fn prefetch<T>(slice: &[T], index: usize) {
     }
 }
 
+/// `rocksdb::ribbon::single` compiled with POPCNT (see [`with_popcnt`]).
+///
+/// # Safety
+/// The CPU must have POPCNT.
+#[target_feature(enable = "popcnt")]
+pub(crate) unsafe fn ribbon_single(data: &[u8], seed: u8, blocks: u32, key: &[u8]) -> bool {
+    crate::rocksdb::ribbon::single(data, seed, blocks, key)
+}
+
 /// Runs `work` compiled with POPCNT, which the baseline x86-64 lacks and
 /// every AVX2 CPU has: for code whose time goes to parities (Ribbon's), an
 /// instruction where the baseline takes several. `_cpu` proves the CPU has
