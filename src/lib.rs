@@ -136,7 +136,7 @@
 //! ```
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
-// allowed in the kernels alone: `arch/simd/`, `arch/x86_64`, `arch/aarch64`, and `arch/portable.rs` (unchecked probe bytes)
+// allowed in the kernels alone: `arch/simd/`, `arch/x86_64`, `arch/aarch64`, `arch/portable.rs` (unchecked probe bytes), and `arch/resolved.rs` (pointers to the kernels' functions)
 #![deny(unsafe_op_in_unsafe_fn)]
 
 mod arch;

@@ -24,7 +24,8 @@
 //! hardware yet (only tested, under QEMU).
 //!
 //! Why each leaves what it leaves:
-//! - Single lookups on AVX2 and NEON are the portable kernel's: an AVX2
+//! - LevelDB's single lookups on AVX2 and NEON are the portable kernel's
+//!   (RocksDB's FastLocalBloom and Ribbon lookups take AVX2's): an AVX2
 //!   lookup must gather its probes' words, and gathers are slow on many
 //!   AVX2 cores (AMD Zen 2 and 3; Intel Skylake to Tiger Lake since the
 //!   2023 "Downfall" microcode), where it lost to the portable early exit.

@@ -24,7 +24,7 @@ pub(crate) const LINE: usize = 64;
 /// in flight as a core keeps, about.
 const WINDOW: usize = 16;
 
-/// Bytes of a bit array below which a build asks for no line ahead: the
+/// Bytes of a bit array up to which a build asks for no line ahead: the
 /// array stays in a core's own caches, where a prefetch is only its cost.
 const CACHED: usize = 1 << 18;
 
@@ -61,45 +61,51 @@ pub(crate) fn fast_line(data: &[u8], h: u64) -> Option<&[u8; LINE]> {
     line_at(data, fast_block((data.len() / LINE) as u64, h))
 }
 
-/// Bit positions (0..512) in its block of a FastLocalBloom key's probes.
+/// The 64-byte line of `data` at byte `at`, to set bits in; `None` past
+/// the end.
 #[inline(always)]
-fn fast_positions(probes: usize, h: u64) -> impl Iterator<Item = usize> {
+fn line_at_mut(data: &mut [u8], at: usize) -> Option<&mut [u8; LINE]> {
+    data.get_mut(at..at + LINE)?.try_into().ok()
+}
+
+/// The probes of a FastLocalBloom key in its block, each as the 32-bit
+/// little-endian word (0..16) and the bit in it: its hash's top 4 bits,
+/// then the next 5, as RocksDB's AVX2 reader reads a block (the same bits
+/// as bytes). A 32-bit shift takes its count as is, a byte's needs it
+/// masked.
+#[inline(always)]
+fn fast_probes(probes: u32, h: u64) -> impl Iterator<Item = (usize, u32)> {
     let high = (h >> 32) as u32;
-    FAST_POWERS[..probes.min(FAST_POWERS.len())]
+    FAST_POWERS[..(probes as usize).min(FAST_POWERS.len())]
         .iter()
-        .map(move |&m| (high.wrapping_mul(m) >> 23) as usize)
+        .map(move |&m| {
+            let product = high.wrapping_mul(m);
+            ((product >> 28) as usize, product >> 23 & 31)
+        })
 }
 
 /// Sets a key's probes in a FastLocalBloom bit array (whole 64-byte blocks).
 #[inline]
 pub(crate) fn fast_local_add(data: &mut [u8], probes: u32, h: u64) {
-    let at = fast_block((data.len() / LINE) as u64, h);
-    let Some(line) = data.get_mut(at..at + LINE) else {
+    let Some(line) = line_at_mut(data, fast_block((data.len() / LINE) as u64, h)) else {
         return;
     };
-    let high = (h >> 32) as u32;
-    // By little-endian 32-bit words (the position's top 4 bits the word,
-    // the next 5 the bit), as RocksDB's AVX2 reader reads them: a shift
-    // of a word takes its count as is, where a byte's needs it masked.
     let (words, _) = line.as_chunks_mut::<4>();
-    for &m in &FAST_POWERS[..(probes as usize).min(FAST_POWERS.len())] {
-        let product = high.wrapping_mul(m);
-        if let Some(word) = words.get_mut((product >> 28) as usize) {
-            *word = (u32::from_le_bytes(*word) | 1 << (product >> 23 & 31)).to_le_bytes();
-        }
+    for (word, bit) in fast_probes(probes, h) {
+        words[word] = (u32::from_le_bytes(words[word]) | 1 << bit).to_le_bytes();
     }
 }
 
 /// Sets every hash's probes, each block asked for a few keys ahead (past
 /// the caches, the blocks are where a build's time goes).
 pub(crate) fn fast_local_add_all(data: &mut [u8], probes: u32, hashes: &[u64]) {
-    let blocks = (data.len() / LINE) as u64;
     if data.len() <= CACHED {
         for &h in hashes {
             fast_local_add(data, probes, h);
         }
         return;
     }
+    let blocks = (data.len() / LINE) as u64;
     for (i, &h) in hashes.iter().enumerate() {
         if let Some(&ahead) = hashes.get(i + WINDOW) {
             prefetch(data, fast_block(blocks, ahead));
@@ -115,9 +121,10 @@ pub(crate) fn fast_local_test(data: &[u8], probes: u32, h: u64) -> bool {
     let Some(line) = fast_line(data, h) else {
         return true;
     };
+    let (words, _) = line.as_chunks::<4>();
     let mut clear = 0;
-    for bit in fast_positions(probes as usize, h) {
-        clear |= !line[bit / 8] >> (bit % 8) & 1;
+    for (word, bit) in fast_probes(probes, h) {
+        clear |= !u32::from_le_bytes(words[word]) >> bit & 1;
     }
     clear == 0
 }

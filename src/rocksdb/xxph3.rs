@@ -76,7 +76,7 @@ fn mix16(input: &[u8], at: usize, secret: usize) -> u64 {
 pub fn hash64(input: &[u8]) -> u64 {
     let len = input.len();
     let len64 = len as u64;
-    // Keys of 9 to 16 bytes first, the common size, a branch not taken.
+    // Keys of 9 to 16 bytes, the common size, tested first.
     if len.wrapping_sub(9) < 8 {
         let lo = read64(input, 0) ^ read64(&SECRET, 0);
         let hi = read64(input, len - 8) ^ read64(&SECRET, 8);

@@ -38,7 +38,7 @@ unsafe fn test(line: &[u8; LINE], high: u32, probes: u32) -> bool {
             // 32-bit word, the next 5 the bit in it.
             let words = _mm256_srli_epi32::<28>(hashes);
             // A word of the low half or the high by bit 3 of its index, the
-            // product's sign bit, which the blend reads.
+            // hash's sign bit, which the blend reads.
             let word = _mm256_castps_si256(_mm256_blendv_ps(
                 _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(low, words)),
                 _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(high_half, words)),

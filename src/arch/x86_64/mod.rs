@@ -1,6 +1,6 @@
 //! The x86-64 kernels: [`Lanes`](crate::arch::simd::Lanes) for AVX2's and
-//! AVX-512's vectors, and what only each of them does. These files and
-//! `simd/` hold the crate's only `unsafe` code.
+//! AVX-512's vectors, and what only each of them does. (Where the crate's
+//! `unsafe` code is: `lib.rs` lists it.)
 #![allow(unsafe_code)]
 
 mod avx2;
