@@ -5,8 +5,8 @@
 
 use super::builders::legacy_hash;
 use super::local::{
-    batch, fast_local_add, fast_local_line, fast_local_may_match, fast_local_test, legacy_add,
-    legacy_line_at, legacy_may_match, legacy_test,
+    batch, fast_local_add, fast_local_line, fast_local_test, legacy_add, legacy_line_at,
+    legacy_may_match, legacy_test,
 };
 use super::ribbon::RibbonReader;
 use super::xxph3::hash64;
@@ -152,8 +152,9 @@ impl<'a> FilterBits<'a> {
                 lines,
                 log2_line_bytes,
             } => legacy_may_match(data, lines, log2_line_bytes, probes, key),
-            FilterBits::FastLocalBloom { data, probes } => fast_local_may_match(data, probes, key),
-            FilterBits::Ribbon { data, seed, blocks } => ribbon_may_match(data, seed, blocks, key),
+            // (The single lookups' kernels, through pointers chosen once.)
+            FilterBits::FastLocalBloom { data, probes } => resolved::fast_local(data, probes, key),
+            FilterBits::Ribbon { data, seed, blocks } => resolved::ribbon(data, seed, blocks, key),
         }
     }
 
@@ -293,10 +294,4 @@ impl FilterBits<'_> {
             _ => None,
         }
     }
-}
-
-/// `Standard128RibbonBitsReader::MayMatch` of one key, by the single
-/// lookups' kernel.
-fn ribbon_may_match(data: &[u8], seed: u8, blocks: u32, key: &[u8]) -> bool {
-    resolved::ribbon(data, seed, blocks, key)
 }

@@ -14,7 +14,7 @@
 
 use super::builders::legacy_hash;
 use super::xxph3::hash64;
-use crate::arch::{prefetch, resolved};
+use crate::arch::prefetch;
 
 /// Bytes in a FastLocalBloom block (and a LegacyBloom line as RocksDB
 /// writes them).
@@ -129,14 +129,8 @@ pub(crate) fn fast_local_test(data: &[u8], probes: u32, h: u64) -> bool {
     clear == 0
 }
 
-/// RocksDB's `MayMatch` of `key` against a FastLocalBloom bit array: the
-/// single lookups' kernel's ([`resolved`]), else the portable code's.
-#[inline]
-pub(crate) fn fast_local_may_match(data: &[u8], probes: u32, key: &[u8]) -> bool {
-    resolved::fast_local(data, probes, key)
-}
-
-/// The portable code's `MayMatch`.
+/// The portable code's `MayMatch` of `key` against a FastLocalBloom bit
+/// array (the single lookups' kernel's is `arch::resolved::fast_local`).
 pub(crate) fn fast_local_portable(data: &[u8], probes: u32, key: &[u8]) -> bool {
     fast_local_test(data, probes, hash64(key))
 }
